@@ -1,0 +1,69 @@
+// swift-tools-version: 6.2
+//
+// Rampart: pure-Swift cryptography for MTProto 2.0 and Threema.
+// Zero package dependencies. See ../shared/docs/architecture.md for the layering.
+import PackageDescription
+
+/// Enables one LLVM target feature for a kernel module (and nothing else), so that no instruction of a
+/// higher tier can leak into a lower one. See docs: "Hardware AES / carry-less multiply without C".
+func feature(_ name: String) -> [String] {
+    ["-Xcc", "-Xclang", "-Xcc", "-target-feature", "-Xcc", "-Xclang", "-Xcc", name]
+}
+
+/// Kernel modules use the compiler's `Builtin` module for target intrinsics.
+func kernelFlags(_ features: [String]) -> [SwiftSetting] {
+    [.unsafeFlags(["-parse-stdlib"] + features.flatMap(feature))]
+}
+
+let package = Package(
+    name: "Rampart",
+    products: [
+        .library(name: "Rampart", targets: ["Rampart"]),
+        .executable(name: "rampart", targets: ["rampart"]),
+        .executable(name: "rampart-bench", targets: ["rampart-bench"]),
+    ],
+    targets: [
+        // Hardware kernels (internal). One target per feature tier.
+        .target(
+            name: "RampartAccelSHA",
+            path: "Sources/RampartAccelSHA",
+            swiftSettings: kernelFlags(["+sha", "+ssse3", "+sse4.1"])
+        ),
+        .target(
+            name: "RampartAccelAVX2",
+            path: "Sources/RampartAccelAVX2",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi2"])
+        ),
+        // Primitives: stdlib only.
+        .target(
+            name: "Rampart",
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2"],
+            path: "Sources/Rampart"
+        ),
+        // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
+        .target(name: "RampartReference", path: "Sources/RampartReference"),
+        // Vector-file loaders and runners shared by `rampart vectors` and the tests.
+        .target(name: "RampartVectors", dependencies: ["Rampart"], path: "Sources/RampartVectors"),
+        .executableTarget(
+            name: "rampart",
+            dependencies: ["Rampart", "RampartReference", "RampartVectors"],
+            path: "Sources/rampart"
+        ),
+        .executableTarget(
+            name: "rampart-bench",
+            dependencies: ["Rampart", "RampartReference"],
+            path: "Benchmarks"
+        ),
+        .testTarget(
+            name: "RampartTests",
+            dependencies: ["Rampart", "RampartVectors"],
+            path: "Tests/RampartTests"
+        ),
+        .testTarget(
+            name: "CrossCheckTests",
+            dependencies: ["Rampart", "RampartReference"],
+            path: "Tests/CrossCheckTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

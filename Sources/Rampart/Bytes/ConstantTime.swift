@@ -1,0 +1,74 @@
+// Constant-time comparison and selection helpers.
+//
+// Every function here runs in time that depends only on the *lengths* of its inputs, never on their
+// contents: no early exit, no secret-dependent branch, no secret-indexed memory access.
+
+/// Constant-time helpers for comparing and selecting secret bytes.
+public enum ConstantTime {
+    /// Compares two byte buffers without an early exit.
+    ///
+    /// The running time depends on the lengths only. Buffers of different lengths compare unequal
+    /// (the lengths themselves are not treated as secret).
+    ///
+    /// - Returns: `true` when both buffers hold the same bytes.
+    @inlinable
+    public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        return difference(a, b) == 0
+    }
+
+    /// Compares two byte collections without an early exit on content.
+    @inlinable
+    public static func equals<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
+        withContiguousBytes(a) { pa in withContiguousBytes(b) { pb in equals(pa, pb) } }
+    }
+
+    /// ORs together the byte-wise XOR of two equal-length buffers: zero exactly when they are equal.
+    @usableFromInline @inline(never)
+    internal static func difference(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> UInt8 {
+        var acc: UInt64 = 0
+        let n = a.count
+        var i = 0
+        guard n > 0, let pa = a.baseAddress, let pb = b.baseAddress else { return 0 }
+        while i + 8 <= n {
+            acc |= pa.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                ^ pb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < n {
+            acc |= UInt64(pa.load(fromByteOffset: i, as: UInt8.self) ^ pb.load(fromByteOffset: i, as: UInt8.self))
+            i += 1
+        }
+        // Fold to one byte without branches.
+        acc |= acc >> 32
+        acc |= acc >> 16
+        acc |= acc >> 8
+        return UInt8(truncatingIfNeeded: acc)
+    }
+
+    /// Returns all-ones when `x == 0`, all-zeros otherwise, without a branch.
+    @inlinable @inline(__always)
+    public static func isZeroMask(_ x: UInt64) -> UInt64 {
+        // (x | -x) has its top bit set iff x != 0.
+        let nonzero = (x | (0 &- x)) >> 63
+        return nonzero &- 1
+    }
+
+    /// Selects `a` when `mask` is all-ones and `b` when it is all-zeros.
+    @inlinable @inline(__always)
+    public static func select(_ mask: UInt64, _ a: UInt64, _ b: UInt64) -> UInt64 {
+        b ^ (mask & (a ^ b))
+    }
+}
+
+/// Runs `body` over the contiguous bytes of a collection, copying only when it is not contiguous.
+@inlinable
+internal func withContiguousBytes<C: Collection<UInt8>, R>(
+    _ c: C, _ body: (UnsafeRawBufferPointer) throws -> R
+) rethrows -> R {
+    if let r = try c.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
+        return r
+    }
+    let copy = Array(c)
+    return try copy.withUnsafeBytes(body)
+}

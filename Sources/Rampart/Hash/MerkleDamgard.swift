@@ -1,0 +1,101 @@
+// Buffering and padding shared by SHA-1, SHA-256 and SHA-512 (Merkle-Damgard construction).
+
+/// A compression function with its state layout: what `MDEngine` needs to hash a message.
+@usableFromInline
+protocol MDCompressor {
+    /// The chaining value (for example eight `UInt32` words).
+    associatedtype Words: Sendable
+    /// Raw storage for one block (64 or 128 bytes).
+    associatedtype Block: Sendable
+    /// Block size in bytes.
+    static var blockSize: Int { get }
+    /// Digest size in bytes.
+    static var digestSize: Int { get }
+    /// Size of the big-endian length field in the last block (8 or 16).
+    static var lengthSize: Int { get }
+    /// The initial chaining value.
+    static var initialWords: Words { get }
+    /// A zeroed block.
+    static var zeroBlock: Block { get }
+    /// Processes `count` consecutive blocks.
+    static func compress(_ words: inout Words, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend)
+    /// Writes the digest (big-endian words) to `out`.
+    static func store(_ words: Words, _ out: UnsafeMutableRawPointer)
+}
+
+/// Streaming state for a Merkle-Damgard hash: chaining value, partial block, total length.
+@usableFromInline
+struct MDEngine<C: MDCompressor>: Sendable {
+    @usableFromInline var words: C.Words
+    @usableFromInline var block: C.Block
+    @usableFromInline var used: Int = 0
+    @usableFromInline var total: UInt64 = 0
+    @usableFromInline let backend: Backend
+
+    @inlinable
+    init(backend: Backend) {
+        words = C.initialWords
+        block = C.zeroBlock
+        self.backend = backend
+    }
+
+    @usableFromInline
+    mutating func update(_ input: UnsafeRawBufferPointer) {
+        guard var p = input.baseAddress, input.count > 0 else { return }
+        var n = input.count
+        total &+= UInt64(n)
+        let bs = C.blockSize
+        if used > 0 {
+            let take = min(bs - used, n)
+            let u = used
+            withUnsafeMutableBytes(of: &block) { b in
+                b.baseAddress!.advanced(by: u).copyMemory(from: p, byteCount: take)
+            }
+            used += take
+            p += take
+            n -= take
+            if used < bs { return }
+            var w = words
+            let be = backend
+            withUnsafeBytes(of: &block) { b in C.compress(&w, b.baseAddress!, 1, be) }
+            words = w
+            used = 0
+        }
+        let whole = n / bs
+        if whole > 0 {
+            C.compress(&words, p, whole, backend)
+            p += whole * bs
+            n -= whole * bs
+        }
+        if n > 0 {
+            withUnsafeMutableBytes(of: &block) { b in b.baseAddress!.copyMemory(from: p, byteCount: n) }
+            used = n
+        }
+    }
+
+    /// Pads a copy of the state and writes the digest to `out` (which holds `C.digestSize` bytes).
+    @usableFromInline
+    func finalize(into out: UnsafeMutableRawPointer) {
+        var w = words
+        var b = block
+        let bs = C.blockSize
+        let bitLength = total &<< 3
+        let highBits = total >> 61
+        withUnsafeMutableBytes(of: &b) { buf in
+            let base = buf.baseAddress!
+            base.storeBytes(of: 0x80, toByteOffset: used, as: UInt8.self)
+            var start = used + 1
+            if start > bs - C.lengthSize {
+                (base + start).initializeMemory(as: UInt8.self, repeating: 0, count: bs - start)
+                C.compress(&w, UnsafeRawPointer(base), 1, backend)
+                start = 0
+            }
+            (base + start).initializeMemory(as: UInt8.self, repeating: 0, count: bs - 8 - start)
+            base.storeBE64(bitLength, bs - 8)
+            if C.lengthSize == 16 { base.storeBE64(highBits, bs - 16) }
+            C.compress(&w, UnsafeRawPointer(base), 1, backend)
+        }
+        C.store(w, out)
+        wipe(&b)
+    }
+}

@@ -1,0 +1,136 @@
+// SHA-256 (FIPS 180-4): portable compression plus the x86_64 SHA-NI kernel behind one seam.
+
+internal import RampartAccelSHA
+
+/// A SHA-256 digest (32 bytes), compared in constant time.
+public struct SHA256Digest: Digest {
+    public static var byteCount: Int { 32 }
+    @usableFromInline var raw = DigestBytes<32>()
+    @inlinable init() {}
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try raw.withBytes(count: 32, body)
+    }
+    public static func == (a: Self, b: Self) -> Bool { digestEquals(a, b) }
+    public func hash(into h: inout Hasher) { withUnsafeBytes { h.combine(bytes: $0) } }
+}
+
+/// SHA-256 (FIPS 180-4).
+///
+/// ```swift
+/// let d = SHA256.hash(data: bytes)
+/// var h = SHA256(); h.update(data: part1); h.update(data: part2); let d2 = h.finalize()
+/// ```
+public struct SHA256: HashFunction {
+    public typealias Digest = SHA256Digest
+    public static var blockByteCount: Int { 64 }
+    public static var byteCount: Int { 32 }
+
+    @usableFromInline var engine: MDEngine<SHA256Compressor>
+
+    /// A hasher that uses the best implementation for this CPU.
+    public init() { engine = MDEngine(backend: CPU.defaultBackend) }
+
+    /// A hasher pinned to one implementation (for tests that run every vector through both paths).
+    @_spi(Testing) public init(backend: Backend) { engine = MDEngine(backend: backend) }
+
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.update(bufferPointer) }
+
+    public func finalize() -> SHA256Digest {
+        var d = SHA256Digest()
+        d.raw.withMutableBytes { engine.finalize(into: $0.baseAddress!) }
+        return d
+    }
+}
+
+@usableFromInline
+enum SHA256Compressor: MDCompressor {
+    @usableFromInline typealias Words = SIMD8<UInt32>
+    @usableFromInline typealias Block = InlineArray<64, UInt8>
+    @usableFromInline static var blockSize: Int { 64 }
+    @usableFromInline static var digestSize: Int { 32 }
+    @usableFromInline static var lengthSize: Int { 8 }
+    @usableFromInline static var initialWords: SIMD8<UInt32> {
+        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    }
+    @usableFromInline static var zeroBlock: Block { InlineArray(repeating: 0) }
+
+    @usableFromInline
+    static func compress(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
+        #if arch(x86_64)
+        if backend == .hardware && hasSHANI {
+            withUnsafeMutablePointer(to: &words) { w in
+                w.withMemoryRebound(to: UInt32.self, capacity: 8) { sha256BlocksSHANI($0, blocks, count) }
+            }
+            return
+        }
+        #endif
+        sha256BlocksPortable(&words, blocks, count)
+    }
+
+    @usableFromInline
+    static func store(_ w: SIMD8<UInt32>, _ out: UnsafeMutableRawPointer) {
+        for i in 0..<8 { out.storeBE32(w[i], 4 * i) }
+    }
+}
+
+let hasSHANI: Bool = CPU.features.sha && CPU.features.ssse3 && CPU.features.sse41
+
+@usableFromInline
+let sha256K: [UInt32] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]
+
+@inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+
+/// Portable SHA-256 compression of `count` 64-byte blocks.
+@usableFromInline
+func sha256BlocksPortable(_ state: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
+    sha256K.withUnsafeBufferPointer { kp in
+        let k = kp.baseAddress!
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { wbuf in
+            let w = wbuf.baseAddress!
+            var h0 = state[0], h1 = state[1], h2 = state[2], h3 = state[3]
+            var h4 = state[4], h5 = state[5], h6 = state[6], h7 = state[7]
+            var p = blocks
+            for _ in 0..<count {
+                for i in 0..<16 { w[i] = p.loadBE32(4 * i) }
+                for i in 16..<64 {
+                    let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                    let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                    w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                }
+                var a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7
+                var i = 0
+                @inline(__always) func round(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+                                             _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ i: Int) {
+                    let t1 = h &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ (g ^ (e & (f ^ g))) &+ k[i] &+ w[i]
+                    let t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) | (c & (a | b)))
+                    d = d &+ t1
+                    h = t1 &+ t2
+                }
+                while i < 64 {
+                    round(a, b, c, &d, e, f, g, &h, i)
+                    round(h, a, b, &c, d, e, f, &g, i + 1)
+                    round(g, h, a, &b, c, d, e, &f, i + 2)
+                    round(f, g, h, &a, b, c, d, &e, i + 3)
+                    round(e, f, g, &h, a, b, c, &d, i + 4)
+                    round(d, e, f, &g, h, a, b, &c, i + 5)
+                    round(c, d, e, &f, g, h, a, &b, i + 6)
+                    round(b, c, d, &e, f, g, h, &a, i + 7)
+                    i += 8
+                }
+                h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
+                p += 64
+            }
+            state = [h0, h1, h2, h3, h4, h5, h6, h7]
+            wbuf.initialize(repeating: 0)
+        }
+    }
+}

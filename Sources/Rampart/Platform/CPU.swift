@@ -1,0 +1,191 @@
+// Run-time CPU feature detection and the one dispatch seam every primitive uses.
+//
+// This is the only folder of the `Rampart` target that talks to the operating system.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The instruction-set extensions Rampart's hardware kernels can use, as detected at run time.
+public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
+    /// x86_64 SHA extensions (SHA-1 and SHA-256 rounds).
+    public var sha = false
+    /// x86_64 AES-NI.
+    public var aes = false
+    /// x86_64 carry-less multiply.
+    public var pclmul = false
+    /// x86_64 SSSE3 (byte shuffles).
+    public var ssse3 = false
+    /// x86_64 SSE4.1.
+    public var sse41 = false
+    /// x86_64 AVX2 (256-bit integer vectors).
+    public var avx2 = false
+    /// x86_64 BMI2 (`rorx`, `mulx`).
+    public var bmi2 = false
+    /// x86_64 ADX (`adcx`, `adox`).
+    public var adx = false
+    /// x86_64 vector AES on 256-bit registers.
+    public var vaes = false
+    /// x86_64 vector carry-less multiply on 256-bit registers.
+    public var vpclmulqdq = false
+    /// arm64 AES instructions (`aese`, `aesd`, `aesmc`, `aesimc`).
+    public var armAES = false
+    /// arm64 64-bit polynomial multiply (`pmull`).
+    public var armPMULL = false
+    /// arm64 SHA-1/SHA-256 instructions.
+    public var armSHA2 = false
+
+    public init() {}
+
+    /// The names of the features that are present, in a fixed order.
+    public var names: [String] {
+        var n: [String] = []
+        if sha { n.append("sha") }
+        if aes { n.append("aes") }
+        if pclmul { n.append("pclmulqdq") }
+        if ssse3 { n.append("ssse3") }
+        if sse41 { n.append("sse4.1") }
+        if avx2 { n.append("avx2") }
+        if bmi2 { n.append("bmi2") }
+        if adx { n.append("adx") }
+        if vaes { n.append("vaes") }
+        if vpclmulqdq { n.append("vpclmulqdq") }
+        if armAES { n.append("arm-aes") }
+        if armPMULL { n.append("arm-pmull") }
+        if armSHA2 { n.append("arm-sha2") }
+        return n
+    }
+
+    public var description: String { names.joined(separator: " ") }
+}
+
+/// Which implementation of a primitive to run.
+public enum Backend: Sendable, Equatable {
+    /// The portable, constant-time Swift implementation.
+    case portable
+    /// The hardware kernels the CPU supports (falls back to portable per primitive where none exists).
+    case hardware
+}
+
+/// CPU facts, read once at first use.
+public enum CPU {
+    /// The features the processor and operating system report.
+    public static let detected: CPUFeatures = detect()
+
+    /// `true` when `RAMPART_FORCE_PORTABLE=1` is set in the environment.
+    public static let forcePortable: Bool = {
+        guard let v = getenv("RAMPART_FORCE_PORTABLE") else { return false }
+        let s = String(cString: v)
+        return s == "1" || s == "true" || s == "yes"
+    }()
+
+    /// The features hardware kernels may use: `detected`, or none when the portable path is forced.
+    public static let features: CPUFeatures = forcePortable ? CPUFeatures() : detected
+
+    /// The backend new objects use unless told otherwise.
+    public static let defaultBackend: Backend = forcePortable ? .portable : .hardware
+
+    /// A short description of the processor (model name), for benchmark reports.
+    public static let modelName: String = readModelName()
+
+    private static func readFile(_ path: String) -> String? {
+        #if os(Linux)
+        guard let f = fopen(path, "r") else { return nil }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > 1 << 22 { break }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+        #else
+        return nil
+        #endif
+    }
+
+    private static func cpuinfoField(_ name: String) -> String? {
+        guard let text = readFile("/proc/cpuinfo") else { return nil }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            if parts[0].trimmingSpaces() == name { return String(parts[1].trimmingSpaces()) }
+        }
+        return nil
+    }
+
+    private static func readModelName() -> String {
+        #if os(Linux)
+        return cpuinfoField("model name") ?? cpuinfoField("CPU part").map { "arm64 part \($0)" } ?? "unknown"
+        #elseif canImport(Darwin)
+        var size = 0
+        guard sysctlbyname("machdep.cpu.brand_string", nil, &size, nil, 0) == 0, size > 0 else { return "unknown" }
+        var buf = [CChar](repeating: 0, count: size)
+        guard sysctlbyname("machdep.cpu.brand_string", &buf, &size, nil, 0) == 0 else { return "unknown" }
+        return String(cString: buf)
+        #else
+        return "unknown"
+        #endif
+    }
+
+    private static func detect() -> CPUFeatures {
+        var f = CPUFeatures()
+        #if os(Linux)
+        #if arch(x86_64)
+        guard let flags = cpuinfoField("flags") else { return f }
+        let set = Set(flags.split(separator: " ").map(String.init))
+        f.sha = set.contains("sha_ni")
+        f.aes = set.contains("aes")
+        f.pclmul = set.contains("pclmulqdq")
+        f.ssse3 = set.contains("ssse3")
+        f.sse41 = set.contains("sse4_1")
+        f.avx2 = set.contains("avx2") && set.contains("avx")
+        f.bmi2 = set.contains("bmi2")
+        f.adx = set.contains("adx")
+        f.vaes = set.contains("vaes")
+        f.vpclmulqdq = set.contains("vpclmulqdq")
+        #elseif arch(arm64)
+        guard let flags = cpuinfoField("Features") else { return f }
+        let set = Set(flags.split(separator: " ").map(String.init))
+        f.armAES = set.contains("aes")
+        f.armPMULL = set.contains("pmull")
+        f.armSHA2 = set.contains("sha2")
+        #endif
+        #elseif canImport(Darwin)
+        #if arch(arm64)
+        // Every Apple arm64 processor has the ARMv8 cryptography extensions.
+        f.armAES = true
+        f.armPMULL = true
+        f.armSHA2 = true
+        #elseif arch(x86_64)
+        func has(_ name: String) -> Bool {
+            var v: Int32 = 0
+            var size = MemoryLayout<Int32>.size
+            return sysctlbyname(name, &v, &size, nil, 0) == 0 && v != 0
+        }
+        f.aes = has("hw.optional.aes")
+        f.ssse3 = has("hw.optional.supplementalsse3")
+        f.sse41 = has("hw.optional.sse4_1")
+        f.avx2 = has("hw.optional.avx2_0")
+        f.bmi2 = has("hw.optional.bmi2")
+        f.pclmul = f.aes  // every Mac with AES-NI has PCLMULQDQ
+        #endif
+        #endif
+        return f
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> Substring {
+        var s = self
+        while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
+        while let c = s.last, c == " " || c == "\t" { s.removeLast() }
+        return s
+    }
+}
