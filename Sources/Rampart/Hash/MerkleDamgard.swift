@@ -32,6 +32,15 @@ struct MDEngine<C: MDCompressor>: Sendable {
     @usableFromInline var total: UInt64 = 0
     @usableFromInline let backend: Backend
 
+    /// A state that has already absorbed `total` bytes (a whole number of blocks) ending in `words`.
+    @inlinable
+    init(words: C.Words, total: UInt64, backend: Backend) {
+        self.words = words
+        block = C.zeroBlock
+        self.total = total
+        self.backend = backend
+    }
+
     @inlinable
     init(backend: Backend) {
         words = C.initialWords
@@ -99,3 +108,15 @@ struct MDEngine<C: MDCompressor>: Sendable {
         wipe(&b)
     }
 }
+
+/// The SHA-family hashers, which expose their Merkle-Damgard engine to HMAC-based KDFs.
+@usableFromInline
+protocol MDHash: HashFunction {
+    associatedtype Compressor: MDCompressor
+    var engine: MDEngine<Compressor> { get }
+    init(backend: Backend)
+}
+
+extension Insecure.SHA1: MDHash {}
+extension SHA256: MDHash {}
+extension SHA512: MDHash {}

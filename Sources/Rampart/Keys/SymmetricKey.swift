@@ -1,0 +1,93 @@
+// Secret key material that is wiped when its last owner releases it.
+
+/// Standard key sizes.
+public struct SymmetricKeySize: Sendable, Equatable {
+    /// The size in bits.
+    public let bitCount: Int
+    /// Creates a size; `bitCount` must be a positive multiple of 8.
+    public init(bitCount: Int) { self.bitCount = bitCount }
+    public static let bits128 = SymmetricKeySize(bitCount: 128)
+    public static let bits192 = SymmetricKeySize(bitCount: 192)
+    public static let bits256 = SymmetricKeySize(bitCount: 256)
+}
+
+/// A symmetric key (CryptoKit's shape). Its bytes live in one heap buffer that is zeroed when the
+/// last copy of the key is released; equality is constant time.
+public struct SymmetricKey: Sendable, Equatable {
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        // Immutable after init, so sharing between threads is safe.
+        @usableFromInline let buffer: UnsafeMutableRawBufferPointer
+        init(count: Int) {
+            buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            self.count = count
+        }
+        @usableFromInline let count: Int
+        deinit {
+            secureZero(buffer)
+            buffer.deallocate()
+        }
+    }
+
+    @usableFromInline let storage: Storage
+
+    /// A key holding a copy of `data`.
+    public init<D: Collection<UInt8>>(data: D) {
+        storage = Storage(count: data.count)
+        withContiguousBytes(data) { src in
+            if let b = src.baseAddress, src.count > 0 {
+                storage.buffer.baseAddress!.copyMemory(from: b, byteCount: src.count)
+            }
+        }
+    }
+
+    /// A random key of the given size from the system generator.
+    public init(size: SymmetricKeySize) {
+        var rng = SystemRandomNumberGenerator()
+        self.init(size: size, using: &rng)
+    }
+
+    /// A random key of the given size from `rng`.
+    public init<R: RandomNumberGenerator>(size: SymmetricKeySize, using rng: inout R) {
+        let n = max(0, size.bitCount / 8)
+        storage = Storage(count: n)
+        fillRandom(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[0..<n]), using: &rng)
+    }
+
+    /// Creates a key by letting `body` write exactly `count` bytes into fresh storage.
+    @usableFromInline
+    init(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        storage = Storage(count: count)
+        try body(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[0..<count]))
+    }
+
+    /// The key length in bits.
+    public var bitCount: Int { storage.count * 8 }
+    /// The key length in bytes.
+    public var byteCount: Int { storage.count }
+
+    /// Calls `body` with the key bytes. Do not let the pointer escape.
+    @inlinable
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(rebasing: storage.buffer[0..<storage.count]))
+    }
+
+    /// Constant-time comparison.
+    public static func == (a: SymmetricKey, b: SymmetricKey) -> Bool {
+        a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in ConstantTime.equals(pa, pb) } }
+    }
+}
+
+/// Fills a buffer from a random number generator, 8 bytes at a time.
+@usableFromInline
+func fillRandom<R: RandomNumberGenerator>(_ buffer: UnsafeMutableRawBufferPointer, using rng: inout R) {
+    var i = 0
+    let n = buffer.count
+    while i < n {
+        var v = rng.next()
+        let take = min(8, n - i)
+        withUnsafeBytes(of: &v) { buffer.baseAddress!.advanced(by: i).copyMemory(from: $0.baseAddress!, byteCount: take) }
+        i += take
+    }
+}

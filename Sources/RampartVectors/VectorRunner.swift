@@ -1,0 +1,153 @@
+// Loading and running reference-vector files: shared by `rampart vectors` and the test targets.
+
+import Foundation
+@_spi(Testing) import Rampart
+
+/// The outcome of one vector case (run through every backend that applies).
+public struct VectorResult: Sendable, CustomStringConvertible {
+    /// Family name, e.g. `sha256` or `pbkdf2-hmac-sha1`.
+    public var family: String
+    /// File and case identifier.
+    public var id: String
+    /// Whether every backend produced the expected result.
+    public var passed: Bool
+    /// What went wrong, when it did.
+    public var detail: String
+
+    public init(family: String, id: String, passed: Bool, detail: String = "") {
+        self.family = family
+        self.id = id
+        self.passed = passed
+        self.detail = detail
+    }
+
+    public var description: String { "\(passed ? "PASS" : "FAIL") \(family) \(id)\(detail.isEmpty ? "" : ": " + detail)" }
+}
+
+/// Options for running vectors.
+public struct VectorOptions: Sendable {
+    /// Run cases marked heavy (large iteration counts, the N = 2^20 scrypt case). Use release builds.
+    public var includeHeavy: Bool
+    public init(includeHeavy: Bool = true) { self.includeHeavy = includeHeavy }
+}
+
+/// Errors of the vector loader.
+public enum VectorFileError: Error, CustomStringConvertible {
+    case unreadable(String)
+    case unknownFormat(String)
+    case malformed(String, String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let p): return "cannot read \(p)"
+        case .unknownFormat(let p): return "unknown vector file format: \(p)"
+        case .malformed(let p, let why): return "malformed vector file \(p): \(why)"
+        }
+    }
+}
+
+/// Locates vector files and dispatches each to the runner for its format.
+public enum VectorRunner {
+    /// The project's own vector folder under `root`.
+    public static func projectVectorsDirectory(root: String) -> String { root + "/Vectors" }
+
+    /// The shared reference folder (`../shared/vectors` next to the project), when present.
+    public static func sharedVectorsDirectory(root: String) -> String? {
+        let p = (root as NSString).deletingLastPathComponent + "/shared/vectors"
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: p, isDirectory: &isDir) && isDir.boolValue ? p : nil
+    }
+
+    /// Every vector file the runner knows: all `*.json` in `Vectors/` plus the known shared files.
+    public static func knownFiles(root: String) -> [String] {
+        var files: [String] = []
+        let own = projectVectorsDirectory(root: root)
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: own) {
+            files += names.filter { $0.hasSuffix(".json") }.sorted().map { own + "/" + $0 }
+        }
+        if let shared = sharedVectorsDirectory(root: root) {
+            for rel in sharedFiles where FileManager.default.fileExists(atPath: shared + "/" + rel) {
+                files.append(shared + "/" + rel)
+            }
+        }
+        return files
+    }
+
+    /// Shared files (relative to `../shared/vectors`) that have a runner.
+    public static var sharedFiles: [String] { sharedRunners.map(\.0) }
+
+    static var sharedRunners: [(String, (String, Any, VectorOptions) throws -> [VectorResult])] { [
+        ("rfc_standard_vectors.json", SharedVectors.rfcStandard),
+        ("wycheproof/hmac_sha256_test.json", SharedVectors.wycheproofHMAC),
+        ("wycheproof/pbkdf2_hmacsha1_test.json", SharedVectors.wycheproofPBKDF2),
+        ("wycheproof/pbkdf2_hmacsha256_test.json", SharedVectors.wycheproofPBKDF2),
+    ] }
+
+    /// Runs one file. Our own files carry a `"kind"` field; shared files are recognised by name.
+    public static func run(file path: String, options: VectorOptions = VectorOptions()) throws -> [VectorResult] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw VectorFileError.unreadable(path) }
+        let name = (path as NSString).lastPathComponent
+        for (rel, runner) in sharedRunners where path.hasSuffix("/" + rel) || path == rel {
+            let json: Any = rel.hasSuffix(".json") ? try JSONSerialization.jsonObject(with: data) : data
+            return try runner(name, json, options)
+        }
+        guard let json = try? JSONSerialization.jsonObject(with: data),
+              let obj = json as? [String: Any], let kind = obj["kind"] as? String,
+              let cases = obj["cases"] as? [[String: Any]]
+        else { throw VectorFileError.unknownFormat(path) }
+        guard let runner = kindRunners[kind] else { throw VectorFileError.unknownFormat(path + " (kind \(kind))") }
+        var out: [VectorResult] = []
+        for (i, c) in cases.enumerated() {
+            if (c["heavy"] as? Bool ?? false) && !options.includeHeavy { continue }
+            let id = "\(name)#\(c["id"] as? String ?? String(i))"
+            do {
+                out.append(try runner(id, c))
+            } catch {
+                out.append(VectorResult(family: kind, id: id, passed: false, detail: "\(error)"))
+            }
+        }
+        return out
+    }
+
+    /// Runners for the `"kind"` values of the project's own files.
+    static var kindRunners: [String: (String, [String: Any]) throws -> VectorResult] { [
+        "hash": OwnVectors.hash,
+        "hmac": OwnVectors.hmac,
+        "pbkdf2": OwnVectors.pbkdf2,
+    ] }
+}
+
+// MARK: - Field helpers
+
+func field<T>(_ c: [String: Any], _ k: String, _ id: String) throws -> T {
+    guard let v = c[k] as? T else { throw VectorFileError.malformed(id, "missing or mistyped field \(k)") }
+    return v
+}
+
+func hexField(_ c: [String: Any], _ k: String, _ id: String) throws -> [UInt8] {
+    let s: String = try field(c, k, id)
+    do { return try Hex.decode(s) } catch { throw VectorFileError.malformed(id, "bad hex in \(k)") }
+}
+
+func intField(_ c: [String: Any], _ k: String, _ id: String) throws -> Int {
+    if let i = c[k] as? Int { return i }
+    if let n = c[k] as? NSNumber { return n.intValue }
+    throw VectorFileError.malformed(id, "missing integer field \(k)")
+}
+
+/// Both backends, the hardware one first (it is the default path).
+let allBackends: [Backend] = [.hardware, .portable]
+
+/// Checks `compute(backend)` against `expected` on every backend.
+func check(_ family: String, _ id: String, expected: [UInt8], _ compute: (Backend) throws -> [UInt8]) -> VectorResult {
+    var failures: [String] = []
+    for b in allBackends {
+        do {
+            let got = try compute(b)
+            if got != expected { failures.append("\(b): got \(Hex.encode(got)) want \(Hex.encode(expected))") }
+        } catch {
+            failures.append("\(b): threw \(error)")
+        }
+    }
+    return VectorResult(family: family, id: id, passed: failures.isEmpty, detail: failures.joined(separator: "; "))
+}
