@@ -199,7 +199,7 @@ public struct BLAKE2b: Sendable {
     /// A BLAKE2b digest of 1...64 bytes. Equality is constant time (digests of different lengths are
     /// unequal); `description` is lowercase hexadecimal.
     public struct Digest: Hashable, Sequence, CustomStringConvertible, Sendable {
-        var raw = DigestBytes<64>()
+        var raw = DigestBytes()
         /// The digest size in bytes (1...64).
         public let byteCount: Int
 
@@ -235,7 +235,7 @@ public struct BLAKE2b: Sendable {
 /// A BLAKE2b-512 digest (64 bytes), compared in constant time.
 public struct BLAKE2b512Digest: Digest {
     public static var byteCount: Int { 64 }
-    var raw = DigestBytes<64>()
+    var raw = DigestBytes()
     init() {}
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try raw.withBytes(count: 64, body)

@@ -63,12 +63,16 @@ extension HashFunction {
     }
 }
 
-/// Fixed-size digest storage shared by the digest types: `N` bytes inline, no heap.
+/// Digest storage shared by the digest types: 64 bytes inline (a digest uses a prefix), no heap.
+///
+/// Deliberately not generic over the size (`InlineArray<N, UInt8>` with a value parameter): with
+/// Swift 6.3.1, release builds of unspecialised code over such a type passed a garbage output
+/// pointer to `SHA1Compressor.store` and crashed.
 @usableFromInline
-struct DigestBytes<let N: Int>: Sendable {
-    @usableFromInline var storage: InlineArray<N, UInt8>
+struct DigestBytes: Sendable {
+    @usableFromInline var storage: SIMD8<UInt64>
 
-    @inlinable init() { storage = InlineArray(repeating: 0) }
+    @inlinable init() { storage = SIMD8(repeating: 0) }
 
     @inlinable
     func withBytes<R, E: Error>(count: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

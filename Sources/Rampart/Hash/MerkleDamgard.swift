@@ -120,3 +120,15 @@ protocol MDHash: HashFunction {
 extension Insecure.SHA1: MDHash {}
 extension SHA256: MDHash {}
 extension SHA512: MDHash {}
+
+/// 128 bytes of inline block storage (SHA-512).
+///
+/// Block buffers are plain SIMD values, not `InlineArray`: with Swift 6.3.1, release builds that
+/// copied a hasher holding an `InlineArray` through generic code corrupted it (crashes in
+/// `MDEngine.finalize` reached from a `HashFunction`-generic caller).
+@usableFromInline
+struct Block128: Sendable {
+    @usableFromInline var low = SIMD64<UInt8>(repeating: 0)
+    @usableFromInline var high = SIMD64<UInt8>(repeating: 0)
+    @inlinable init() {}
+}

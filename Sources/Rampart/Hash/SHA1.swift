@@ -8,7 +8,7 @@ public enum Insecure {}
 /// A SHA-1 digest (20 bytes), compared in constant time.
 public struct SHA1Digest: Digest {
     public static var byteCount: Int { 20 }
-    @usableFromInline var raw = DigestBytes<20>()
+    @usableFromInline var raw = DigestBytes()
     @inlinable init() {}
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try raw.withBytes(count: 20, body)
@@ -34,9 +34,9 @@ extension Insecure {
         public func finalize() -> SHA1Digest {
             var d = SHA1Digest()
             d.raw.withMutableBytes { out in
-                withUnsafeTemporaryAllocation(byteCount: 32, alignment: 16) { tmp in
-                    engine.finalize(into: tmp.baseAddress!)
-                    out.baseAddress!.copyMemory(from: tmp.baseAddress!, byteCount: 20)
+                withScratch { tmp in
+                    engine.finalize(into: tmp)
+                    out.baseAddress!.copyMemory(from: tmp, byteCount: 20)
                 }
             }
             return d
@@ -48,14 +48,14 @@ extension Insecure {
 enum SHA1Compressor: MDCompressor {
     // Five words used; the eighth lane keeps the value a whole vector.
     @usableFromInline typealias Words = SIMD8<UInt32>
-    @usableFromInline typealias Block = InlineArray<64, UInt8>
+    @usableFromInline typealias Block = SIMD64<UInt8>
     @usableFromInline static var blockSize: Int { 64 }
     @usableFromInline static var digestSize: Int { 20 }
     @usableFromInline static var lengthSize: Int { 8 }
     @usableFromInline static var initialWords: SIMD8<UInt32> {
         [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0, 0, 0, 0]
     }
-    @usableFromInline static var zeroBlock: Block { InlineArray(repeating: 0) }
+    @usableFromInline static var zeroBlock: Block { Block(repeating: 0) }
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
@@ -81,8 +81,8 @@ enum SHA1Compressor: MDCompressor {
 /// Portable SHA-1 compression of `count` 64-byte blocks.
 @usableFromInline
 func sha1BlocksPortable(_ state: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
-    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { wbuf in
-        let w = wbuf.baseAddress!
+    withScratch { raw in
+        let w = raw.bindMemory(to: UInt32.self, capacity: 80)
         var h0 = state[0], h1 = state[1], h2 = state[2], h3 = state[3], h4 = state[4]
         var p = blocks
         for _ in 0..<count {
@@ -101,6 +101,5 @@ func sha1BlocksPortable(_ state: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer
             p += 64
         }
         state[0] = h0; state[1] = h1; state[2] = h2; state[3] = h3; state[4] = h4
-        wbuf.initialize(repeating: 0)
     }
 }

@@ -5,7 +5,7 @@ internal import RampartAccelSHA
 /// A SHA-256 digest (32 bytes), compared in constant time.
 public struct SHA256Digest: Digest {
     public static var byteCount: Int { 32 }
-    @usableFromInline var raw = DigestBytes<32>()
+    @usableFromInline var raw = DigestBytes()
     @inlinable init() {}
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try raw.withBytes(count: 32, body)
@@ -45,14 +45,14 @@ public struct SHA256: HashFunction {
 @usableFromInline
 enum SHA256Compressor: MDCompressor {
     @usableFromInline typealias Words = SIMD8<UInt32>
-    @usableFromInline typealias Block = InlineArray<64, UInt8>
+    @usableFromInline typealias Block = SIMD64<UInt8>
     @usableFromInline static var blockSize: Int { 64 }
     @usableFromInline static var digestSize: Int { 32 }
     @usableFromInline static var lengthSize: Int { 8 }
     @usableFromInline static var initialWords: SIMD8<UInt32> {
         [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
     }
-    @usableFromInline static var zeroBlock: Block { InlineArray(repeating: 0) }
+    @usableFromInline static var zeroBlock: Block { Block(repeating: 0) }
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
@@ -94,8 +94,8 @@ let sha256K: [UInt32] = [
 func sha256BlocksPortable(_ state: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
     sha256K.withUnsafeBufferPointer { kp in
         let k = kp.baseAddress!
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { wbuf in
-            let w = wbuf.baseAddress!
+        withScratch { raw in
+            let w = raw.bindMemory(to: UInt32.self, capacity: 64)
             var h0 = state[0], h1 = state[1], h2 = state[2], h3 = state[3]
             var h4 = state[4], h5 = state[5], h6 = state[6], h7 = state[7]
             var p = blocks
@@ -130,7 +130,6 @@ func sha256BlocksPortable(_ state: inout SIMD8<UInt32>, _ blocks: UnsafeRawPoint
                 p += 64
             }
             state = [h0, h1, h2, h3, h4, h5, h6, h7]
-            wbuf.initialize(repeating: 0)
         }
     }
 }

@@ -3,7 +3,7 @@
 /// A SHA-512 digest (64 bytes), compared in constant time.
 public struct SHA512Digest: Digest {
     public static var byteCount: Int { 64 }
-    @usableFromInline var raw = DigestBytes<64>()
+    @usableFromInline var raw = DigestBytes()
     @inlinable init() {}
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try raw.withBytes(count: 64, body)
@@ -35,7 +35,7 @@ public struct SHA512: HashFunction {
 @usableFromInline
 enum SHA512Compressor: MDCompressor {
     @usableFromInline typealias Words = SIMD8<UInt64>
-    @usableFromInline typealias Block = InlineArray<128, UInt8>
+    @usableFromInline typealias Block = Block128
     @usableFromInline static var blockSize: Int { 128 }
     @usableFromInline static var digestSize: Int { 64 }
     @usableFromInline static var lengthSize: Int { 16 }
@@ -43,7 +43,7 @@ enum SHA512Compressor: MDCompressor {
         [0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
          0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179]
     }
-    @usableFromInline static var zeroBlock: Block { InlineArray(repeating: 0) }
+    @usableFromInline static var zeroBlock: Block { Block128() }
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt64>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
@@ -83,8 +83,8 @@ let sha512K: [UInt64] = [
 func sha512BlocksPortable(_ state: inout SIMD8<UInt64>, _ blocks: UnsafeRawPointer, _ count: Int) {
     sha512K.withUnsafeBufferPointer { kp in
         let k = kp.baseAddress!
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 80) { wbuf in
-            let w = wbuf.baseAddress!
+        withScratch { raw in
+            let w = raw.bindMemory(to: UInt64.self, capacity: 80)
             var h0 = state[0], h1 = state[1], h2 = state[2], h3 = state[3]
             var h4 = state[4], h5 = state[5], h6 = state[6], h7 = state[7]
             var p = blocks
@@ -119,7 +119,6 @@ func sha512BlocksPortable(_ state: inout SIMD8<UInt64>, _ blocks: UnsafeRawPoint
                 p += 128
             }
             state = [h0, h1, h2, h3, h4, h5, h6, h7]
-            wbuf.initialize(repeating: 0)
         }
     }
 }

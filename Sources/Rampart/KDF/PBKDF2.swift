@@ -78,8 +78,9 @@ func pbkdf2<H: MDHash>(_: H.Type, _ password: UnsafeRawBufferPointer, _ salt: Un
     let ipad = innerH.engine.words
     let opad = outerH.engine.words
     // Scratch: inner block, outer block, running XOR T (each one hash block, 16-byte aligned).
-    withUnsafeTemporaryAllocation(byteCount: 3 * bs, alignment: 16) { scratch in
-        let inner = scratch.baseAddress!
+    withScratch { base in
+        let scratch = UnsafeMutableRawBufferPointer(start: base, count: 3 * bs)
+        let inner = base
         let outer = inner + bs
         let t = outer + bs
         scratch.initializeMemory(as: UInt8.self, repeating: 0)

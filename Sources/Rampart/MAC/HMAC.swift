@@ -50,7 +50,8 @@ public struct HMAC<H: HashFunction>: Sendable {
     @usableFromInline
     static func keyedStates(_ key: UnsafeRawBufferPointer, makeHash: () -> H) -> (H, H) {
         let bs = H.blockByteCount
-        return withUnsafeTemporaryAllocation(byteCount: bs, alignment: 16) { block in
+        return withScratch { base in
+            let block = UnsafeMutableRawBufferPointer(start: base, count: bs)
             block.initializeMemory(as: UInt8.self, repeating: 0)
             if key.count > bs {
                 var h = makeHash()
