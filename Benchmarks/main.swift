@@ -1,1 +1,108 @@
-print("bench")
+// rampart-bench: Rampart against OpenSSL and libsodium, same process, same buffers.
+//
+//   swift run -c release rampart-bench [--filter SUBSTRING] [--quick] [--json FILE]
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Rampart
+import RampartReference
+
+let usage = """
+usage: rampart-bench [--filter SUBSTRING] [--quick] [--json FILE]
+  Measures Rampart against OpenSSL and libsodium (when installed) in one process and prints a table.
+  --filter S   only rows whose operation name contains S
+  --quick      fewer, shorter samples (a smoke run)
+  --json FILE  also write the results as JSON to FILE
+"""
+
+func fail(_ message: String) -> Never {
+    var m = "rampart-bench: \(message)\n"
+    m.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
+var filter: String? = nil
+var quick = false
+var jsonPath: String? = nil
+var args = Array(CommandLine.arguments.dropFirst())
+while !args.isEmpty {
+    let a = args.removeFirst()
+    switch a {
+    case "--help", "-h": print(usage); exit(0)
+    case "--quick": quick = true
+    case "--filter":
+        guard !args.isEmpty else { fail("--filter needs a value") }
+        filter = args.removeFirst()
+    case "--json":
+        guard !args.isEmpty else { fail("--json needs a file name") }
+        jsonPath = args.removeFirst()
+    default: fail("unknown argument \(a) (see --help)")
+    }
+}
+
+let settings = quick ? Settings(samples: 3, sampleSeconds: 0.01, slowSamples: 1)
+                     : Settings(samples: 9, sampleSeconds: 0.08, slowSamples: 5)
+
+print("Rampart benchmark \(isoDate())")
+print("CPU: \(CPU.modelName) [\(CPU.detected)]\(CPU.forcePortable ? " (RAMPART_FORCE_PORTABLE=1)" : "")")
+print(Reference.summary)
+print("")
+
+var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows()
+if let f = filter { rows = rows.filter { $0.operation.contains(f) } }
+if rows.isEmpty { fail("no row matches --filter \(filter ?? "")") }
+
+var results: [(Row, [Stat])] = []
+for row in rows {
+    let stats = measure(row, settings)
+    let line = stats.map { "\($0.implementation) \(fmt($0.median, row.unit == .mbps ? 1 : 2)) \(row.unit.rawValue)" }.joined(separator: ", ")
+    print("  \(row.operation) \(row.size): \(line)")
+    fflush(nil)
+    results.append((row, stats))
+}
+
+// The table.
+let header = ["operation", "size", "Rampart", "portable", "OpenSSL", "libsodium", "vs best ref"]
+var table: [[String]] = [header]
+for (row, stats) in results {
+    func s(_ name: String) -> Stat? { stats.first { $0.implementation == name } }
+    let refs = [s("openssl"), s("libsodium")].compactMap { $0 }
+    let ratio: String
+    if let r = s("rampart"), let best = refs.map(\.median).max(), best > 0 {
+        ratio = fmt(r.median / best, 2) + "x"
+    } else { ratio = "-" }
+    let sizeText = row.unit == .mbps ? String(row.size) : "-"
+    table.append([row.operation, sizeText, cell(s("rampart"), row.unit), cell(s("rampart-portable"), row.unit),
+                  cell(s("openssl"), row.unit), cell(s("libsodium"), row.unit), ratio])
+}
+let widths = (0..<header.count).map { c in table.map { $0[c].count }.max() ?? 0 }
+print("")
+for (i, r) in table.enumerated() {
+    print(r.enumerated().map { c, t in pad(t, widths[c], right: c > 0) }.joined(separator: "  "))
+    if i == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+}
+print("")
+print("MB/s = 10^6 bytes per second; per-call rows show calls/s, (ms per call) and peak memory; ratio > 1 means Rampart is faster than the best reference.")
+
+if let path = jsonPath {
+    var j = "{\n  \"date\": \(jsonString(isoDate())),\n"
+    j += "  \"machine\": {\"cpu\": \(jsonString(CPU.modelName)), \"features\": [\(CPU.detected.names.map(jsonString).joined(separator: ", "))]},\n"
+    j += "  \"results\": [\n"
+    var items: [String] = []
+    for (row, stats) in results {
+        for s in stats {
+            var item = "    {\"operation\": \(jsonString(row.operation)), \"size\": \(row.size), \"implementation\": \(jsonString(s.implementation)), "
+            item += "\"unit\": \(jsonString(row.unit.rawValue)), \"median\": \(s.median), \"min\": \(s.min), \"max\": \(s.max)"
+            if let p = s.peakBytes { item += ", \"peakMemoryBytes\": \(p)" }
+            items.append(item + "}")
+        }
+    }
+    j += items.joined(separator: ",\n") + "\n  ]\n}\n"
+    guard let f = fopen(path, "w") else { fail("cannot write \(path)") }
+    fputs(j, f)
+    fclose(f)
+    print("wrote \(path)")
+}

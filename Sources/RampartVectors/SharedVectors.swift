@@ -10,6 +10,11 @@ enum SharedVectors {
         var out: [VectorResult] = []
         func ascii(_ c: [String: Any], _ k: String) throws -> [UInt8] {
             guard let s = c[k] as? String else { throw VectorFileError.malformed(name, "missing \(k)") }
+            // Strings with a NUL are written as "pass<NUL>word (70 61 73 73 00 77 6f 72 64)": use the bytes.
+            if s.contains("<NUL>"), let open = s.firstIndex(of: "("), let close = s.lastIndex(of: ")") {
+                let hex = s[s.index(after: open)..<close].filter { !$0.isWhitespace }
+                return try Hex.decode(String(hex))
+            }
             return Array(s.utf8)
         }
         let hashes: [(String, String, [UInt8])] = [

@@ -81,6 +81,11 @@ public enum VectorRunner {
         ("wycheproof/hmac_sha256_test.json", SharedVectors.wycheproofHMAC),
         ("wycheproof/pbkdf2_hmacsha1_test.json", SharedVectors.wycheproofPBKDF2),
         ("wycheproof/pbkdf2_hmacsha256_test.json", SharedVectors.wycheproofPBKDF2),
+        ("blake2/blake2b-kat.txt", SharedVectors.blake2bKATText),
+        ("blake2/blake2b-kat-subset.json", SharedVectors.blake2bKATSubset),
+        ("blake2/blake2b-emilbayes-salt-personal.json", SharedVectors.blake2bSaltPersonal),
+        ("blake2/pycryptodome-blake2b-tv1.txt", SharedVectors.blake2bChains),
+        ("blake2/pycryptodome-blake2b-tv2.txt", SharedVectors.blake2bChains),
     ] }
 
     /// Runs one file. Our own files carry a `"kind"` field; shared files are recognised by name.
@@ -114,6 +119,8 @@ public enum VectorRunner {
         "hash": OwnVectors.hash,
         "hmac": OwnVectors.hmac,
         "pbkdf2": OwnVectors.pbkdf2,
+        "blake2b": OwnVectors.blake2bCase,
+        "scrypt": OwnVectors.scryptCase,
     ] }
 }
 

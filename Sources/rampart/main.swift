@@ -1,1 +1,59 @@
-print("rampart")
+// The `rampart` command-line tool. Its flags are a contract other tools script against: keep them.
+//
+//   rampart hash <sha1|sha256|sha512|blake2b> [--length N] [--key HEX] [--salt HEX] [--personal HEX]
+//   rampart hmac <sha1|sha256|sha512> --key HEX
+//   rampart kdf pbkdf2 --hash <sha1|sha256|sha512> --password-hex HEX --salt-hex HEX --iterations N --length N
+//   rampart kdf scrypt --password-hex HEX --salt-hex HEX --n N --r R --p P --length N
+//   rampart vectors [PATH...]
+//   rampart info
+//
+// Exit status: 0 success, 1 a vector failed, 2 bad usage or bad parameters (one line on stderr).
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let topUsage = """
+usage: rampart <command> [options]
+
+commands:
+  hash <sha1|sha256|sha512|blake2b>   hash stdin, print lowercase hex
+  hmac <sha1|sha256|sha512>           HMAC of stdin under --key HEX
+  kdf pbkdf2 | kdf scrypt             derive a key from hex password and salt
+  vectors [PATH...]                   run reference vector files, print pass/fail counts
+  info                                CPU features, selected kernels and reference libraries
+
+Run `rampart <command> --help` for a command's options.
+"""
+
+/// Writes one line to stderr.
+func printError(_ s: String) {
+    var line = s + "\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+/// Bad usage or bad parameters: one line on stderr, exit status 2.
+func usageError(_ message: String) -> Never {
+    printError("rampart: \(message)")
+    exit(2)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    printError(topUsage)
+    exit(2)
+}
+arguments.removeFirst()
+
+switch command {
+case "--help", "-h", "help": print(topUsage)
+case "hash": hashCommand(arguments)
+case "hmac": hmacCommand(arguments)
+case "kdf": kdfCommand(arguments)
+case "vectors": vectorsCommand(arguments)
+case "info": infoCommand(arguments)
+default: usageError("unknown command '\(command)' (see rampart --help)")
+}
+exit(0)
