@@ -19,7 +19,7 @@ private struct SplitMix: RandomNumberGenerator {
     mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &self) } }
 }
 
-private let backends: [Backend] = [.portable, .hardware]
+private let blake2bBackends: [Backend] = [.portable, .hardware]
 
 private func digest(_ data: [UInt8], outputByteCount: Int = 64, key: [UInt8] = [], salt: [UInt8]? = nil,
                     personal: [UInt8]? = nil, backend: Backend) throws -> BLAKE2b.Digest {
@@ -30,7 +30,7 @@ private func digest(_ data: [UInt8], outputByteCount: Int = 64, key: [UInt8] = [
 
 @Suite("BLAKE2b")
 struct BLAKE2bTests {
-    @Test("RFC 7693 Appendix A: BLAKE2b-512(\"abc\")", arguments: backends)
+    @Test("RFC 7693 Appendix A: BLAKE2b-512(\"abc\")", arguments: blake2bBackends)
     func rfc7693(backend: Backend) throws {
         let d = try digest(Array("abc".utf8), backend: backend)
         #expect(d.description == "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
@@ -39,7 +39,7 @@ struct BLAKE2bTests {
         #expect(try BLAKE2b.hash(data: Array("abc".utf8)) == d)
     }
 
-    @Test("Unkeyed empty input and one-byte output", arguments: backends)
+    @Test("Unkeyed empty input and one-byte output", arguments: blake2bBackends)
     func empty(backend: Backend) throws {
         #expect(try digest([], backend: backend).description == "786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419"
             + "d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce")
@@ -61,7 +61,7 @@ struct BLAKE2bTests {
         (255, "142709d62e28fcccd0af97fad0f8465b971e82201dc51070faa0372aa43e92484be1c1e73ba10906d5d1853db6a4106e0a7bf9800d373d6dee2d46d62ef2a461"),
     ]
 
-    @Test("Keyed KATs (blake2b-kat.txt)", arguments: backends)
+    @Test("Keyed KATs (blake2b-kat.txt)", arguments: blake2bBackends)
     func keyedKAT(backend: Backend) throws {
         let key = (0..<64).map { UInt8($0) }
         for (n, expected) in Self.keyedKATs {
@@ -86,7 +86,7 @@ struct BLAKE2bTests {
         (4101, 64, 64, false, false, "8e42d8727b8cfd40f3c7a6c6fed15e2a419b3671eec571d2e19b622a2b52b648ed821c1b04eb56fb81debd333544b78b6bd7a5f3315ddd831b62c6aa311886d3"),
     ]
 
-    @Test("Salt, personalization, key and output length (hashlib cross-check)", arguments: backends)
+    @Test("Salt, personalization, key and output length (hashlib cross-check)", arguments: blake2bBackends)
     func saltPersonal(backend: Backend) throws {
         for (n, outLen, keyLen, hasSalt, hasPersonal, expected) in Self.parameterVectors {
             let key = (0..<keyLen).map { UInt8(0x40 + $0) }
@@ -103,7 +103,7 @@ struct BLAKE2bTests {
             == digest(pattern(50), backend: backend))
     }
 
-    @Test("Every output length 1...64 (hashlib cross-check of all 64 digests)", arguments: backends)
+    @Test("Every output length 1...64 (hashlib cross-check of all 64 digests)", arguments: blake2bBackends)
     func outputLengths(backend: Backend) throws {
         var all: [UInt8] = []
         for n in 1...64 {
@@ -119,7 +119,7 @@ struct BLAKE2bTests {
             + "fd4ac9b067675c1ca270bd3dd62da859")
     }
 
-    @Test("Every input length 0...1024 (hashlib cross-check)", arguments: backends)
+    @Test("Every input length 0...1024 (hashlib cross-check)", arguments: blake2bBackends)
     func inputLengths(backend: Backend) throws {
         let data = pattern(1024)
         var all: [UInt8] = []
@@ -129,7 +129,7 @@ struct BLAKE2bTests {
             + "716d34b6165d96ef8733c17e10bd946f")
     }
 
-    @Test("One million 'a' (hashlib cross-check)", arguments: backends)
+    @Test("One million 'a' (hashlib cross-check)", arguments: blake2bBackends)
     func million(backend: Backend) throws {
         let m = [UInt8](repeating: 0x61, count: 1_000_000)
         #expect(try digest(m, backend: backend).description
@@ -137,7 +137,7 @@ struct BLAKE2bTests {
             + "a8715d6428104c0a75643b0ff3fd3eaf")
     }
 
-    @Test("Incremental updates with random splits equal one-shot", arguments: backends)
+    @Test("Incremental updates with random splits equal one-shot", arguments: blake2bBackends)
     func incremental(backend: Backend) throws {
         var rng = SplitMix(state: 1)
         for trial in 0..<200 {
@@ -159,7 +159,7 @@ struct BLAKE2bTests {
         }
     }
 
-    @Test("finalize() does not change the hasher", arguments: backends)
+    @Test("finalize() does not change the hasher", arguments: blake2bBackends)
     func finalizeIsNonMutating(backend: Backend) throws {
         for split in [0, 1, 100, 127, 128, 129, 256, 300] {
             let data = pattern(600)
@@ -173,7 +173,7 @@ struct BLAKE2bTests {
         }
     }
 
-    @Test("Unaligned and non-contiguous input", arguments: backends)
+    @Test("Unaligned and non-contiguous input", arguments: blake2bBackends)
     func unaligned(backend: Backend) throws {
         let data = pattern(2000)
         for n in [0, 1, 127, 128, 129, 1000, 1999] {
@@ -261,7 +261,7 @@ struct BLAKE2bTests {
         #expect(a.bytes.count == a.byteCount)
     }
 
-    @Test("BLAKE2b512 HashFunction matches BLAKE2b with 64-byte output", arguments: backends)
+    @Test("BLAKE2b512 HashFunction matches BLAKE2b with 64-byte output", arguments: blake2bBackends)
     func fixed512(backend: Backend) throws {
         for n in [0, 3, 128, 129, 1000] {
             var h = BLAKE2b512(backend: backend)
