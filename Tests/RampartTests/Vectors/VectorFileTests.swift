@@ -1,0 +1,67 @@
+// Every vector file (the project's own Vectors/ and, when present, ../shared/vectors) through both
+// implementation paths. Heavy cases (16.7 M PBKDF2 iterations, scrypt N = 2^20) run only in release
+// builds and in `rampart vectors`.
+
+import Foundation
+import Testing
+import RampartVectors
+
+/// The project root, found from this file's path.
+let projectRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+let ownVectorFiles: [String] = {
+    let dir = projectRoot + "/Vectors"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+    return names.filter { $0.hasSuffix(".json") }.sorted()
+}()
+
+let sharedVectorsRoot: String? = VectorRunner.sharedVectorsDirectory(root: projectRoot)
+
+#if DEBUG
+let vectorOptions = VectorOptions(includeHeavy: false)
+#else
+let vectorOptions = VectorOptions(includeHeavy: true)
+#endif
+
+func expectAllPass(_ path: String) throws {
+    let results = try VectorRunner.run(file: path, options: vectorOptions)
+    #expect(!results.isEmpty, "no cases ran from \(path)")
+    for r in results where !r.passed {
+        Issue.record("\(r)")
+    }
+}
+
+@Test func ownVectorFilesExist() {
+    #expect(ownVectorFiles.count >= 10, "Vectors/ should hold the project's vector files")
+}
+
+@Test(arguments: ownVectorFiles)
+func ownVectorFile(_ name: String) throws {
+    try expectAllPass(projectRoot + "/Vectors/" + name)
+}
+
+@Test(.enabled(if: sharedVectorsRoot != nil, "../shared/vectors not found next to the project: shared reference vectors skipped"),
+      arguments: VectorRunner.sharedFiles)
+func sharedVectorFile(_ relative: String) throws {
+    let path = sharedVectorsRoot! + "/" + relative
+    guard FileManager.default.fileExists(atPath: path) else {
+        Issue.record("shared vector file missing: \(relative)")
+        return
+    }
+    try expectAllPass(path)
+}
+
+/// A deliberately wrong expectation must be reported as a failure (the runner can fail).
+@Test func runnerDetectsWrongValues() throws {
+    let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-bad-\(getpid()).json").path
+    let bad = #"{"kind": "hash", "cases": [{"algorithm": "sha256", "msg": "616263", "digest": "00"}]}"#
+    try bad.write(toFile: tmp, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: tmp) }
+    let results = try VectorRunner.run(file: tmp)
+    #expect(results.count == 1)
+    #expect(results.allSatisfy { !$0.passed })
+}
