@@ -27,11 +27,15 @@ public struct BLAKE2b: Sendable {
     /// The block size in bytes.
     public static let blockByteCount = 128
 
-    /// Chaining value h[0..7] followed by the 128-bit byte counter t[0], t[1] (10 words).
-    var state: InlineArray<10, UInt64>
-    /// The last block seen so far: BLAKE2b compresses the final block differently, so a block is
-    /// only compressed once more input follows it. Holds the padded key block of a keyed hash first.
-    var buffer: InlineArray<128, UInt8>
+    // Storage is plain SIMD values, not `InlineArray`: Swift 6.3.1 release builds corrupted hashers
+    // holding an `InlineArray` when copied through generic code (see Block128 in MerkleDamgard.swift).
+
+    /// Words 0...7: the chaining value h; words 8, 9: the 128-bit byte counter t; 10...15 unused.
+    var state: SIMD16<UInt64>
+    /// The last block seen so far (128 bytes): BLAKE2b compresses the final block differently, so a
+    /// block is only compressed once more input follows it. Holds the padded key block of a keyed hash
+    /// first.
+    var buffer: SIMD16<UInt64>
     /// Bytes in `buffer` (0...128).
     var buffered: Int
     /// Use the AVX2 kernel (the backend is `.hardware` and the CPU has AVX2).
@@ -106,10 +110,10 @@ public struct BLAKE2b: Sendable {
         if let personal {
             s2 = personal.withUnsafeBytes { ($0.baseAddress!.loadLE64(0), $0.baseAddress!.loadLE64(8)) }
         }
-        state = [blake2bIV.0 ^ p0, blake2bIV.1, blake2bIV.2, blake2bIV.3,
-                 blake2bIV.4 ^ s1.0, blake2bIV.5 ^ s1.1, blake2bIV.6 ^ s2.0, blake2bIV.7 ^ s2.1,
-                 0, 0]
-        buffer = InlineArray(repeating: 0)
+        state = SIMD16(blake2bIV.0 ^ p0, blake2bIV.1, blake2bIV.2, blake2bIV.3,
+                       blake2bIV.4 ^ s1.0, blake2bIV.5 ^ s1.1, blake2bIV.6 ^ s2.0, blake2bIV.7 ^ s2.1,
+                       0, 0, 0, 0, 0, 0, 0, 0)
+        buffer = SIMD16(repeating: 0)
         buffered = 0
         if key.count > 0 {
             // The key, zero-padded to a full block, is the first block of the message.

@@ -271,4 +271,19 @@ struct BLAKE2bTests {
         #expect(BLAKE2b512.hash(data: Array("abc".utf8)).description.hasPrefix("ba80a53f981c4d0d"))
         #expect(BLAKE2b512.byteCount == 64 && BLAKE2b512.blockByteCount == 128)
     }
+
+    @Test("HMAC<BLAKE2b512> through the generic HashFunction path (Python hmac cross-check)", arguments: blake2bBackends)
+    func hmacBLAKE2b512(backend: Backend) {
+        let expected: [(Int, String)] = [
+            (10, "84cfc8246b172947bf06e0b63e2ec94d5ae47d3f8d00009b766a88bed553f619619f53c16b4a56bc3a2d935d2b1c2ea8dc2a1cab1151fe01241ba129ce91d78d"),
+            (200, "93bf68db7202bea48e5933db093c648ef321e8aa05abd1a1e80a9ef57c0fd5f9f0622f020733952ec31d8126e0a9780cff5581ea9a3206bc9357ff51cc5182c2"),
+        ]
+        for (keyLen, hex) in expected {
+            let key = SymmetricKey(data: (0..<keyLen).map { UInt8($0) })
+            var mac = HMAC<BLAKE2b512>(key: key, makeHash: { BLAKE2b512(backend: backend) })
+            mac.update(data: pattern(300))
+            #expect(mac.finalize().description == hex, "key length \(keyLen)")
+            #expect(HMAC<BLAKE2b512>.authenticationCode(for: pattern(300), using: key).description == hex)
+        }
+    }
 }
