@@ -168,13 +168,13 @@ public struct BLAKE2b: Sendable {
     /// Returns the digest of everything absorbed so far, leaving the hasher unchanged (more data may
     /// follow).
     public func finalize() -> BLAKE2b.Digest {
-        var s = state
-        var b = buffer
+        // Copies of the state and of the last block (which may be the key block), wiped with one call.
+        var t = (state, buffer)
         let used = buffered
         let avx2 = useAVX2
         var d = Digest(byteCount: outputByteCount)
-        withUnsafeMutableBytes(of: &s) { sp in
-            withUnsafeMutableBytes(of: &b) { bp in
+        withUnsafeMutableBytes(of: &t.0) { sp in
+            withUnsafeMutableBytes(of: &t.1) { bp in
                 let base = bp.baseAddress!
                 (base + used).initializeMemory(as: UInt8.self, repeating: 0, count: BLAKE2b.blockByteCount - used)
                 blake2bCompress(sp.baseAddress!, UnsafeRawPointer(base), 1, used, avx2)
@@ -183,8 +183,7 @@ public struct BLAKE2b: Sendable {
                 for i in 0..<8 { out.baseAddress!.storeLE64(sp.load(fromByteOffset: 8 * i, as: UInt64.self), 8 * i) }
             }
         }
-        wipe(&b)
-        wipe(&s)
+        wipe(&t)
         return d
     }
 
