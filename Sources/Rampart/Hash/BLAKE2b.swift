@@ -59,7 +59,7 @@ public struct BLAKE2b: Sendable {
                       backend: CPU.defaultBackend)
     }
 
-    /// A hasher keyed with `key` (0...64 bytes). See ``init(outputByteCount:key:salt:personal:)-(_,[UInt8],_,_)``.
+    /// A hasher keyed with `key` (0...64 bytes); otherwise as the initializer taking the key as bytes.
     public init(outputByteCount: Int = 64, key: SymmetricKey, salt: [UInt8]? = nil, personal: [UInt8]? = nil)
         throws(RampartError)
     {
@@ -144,6 +144,8 @@ public struct BLAKE2b: Sendable {
                     blake2bCompress(s.baseAddress!, b.baseAddress!, 1, -1, avx2)
                 }
             }
+            // Clear it: it may have been the key block, and a shorter tail would not overwrite it all.
+            buffer = SIMD16(repeating: 0)
             buffered = 0
         }
         // Keep 1...128 bytes back for the buffer.
@@ -189,14 +191,17 @@ public struct BLAKE2b: Sendable {
 
     /// The digest of `data`.
     ///
-    /// - Throws: as ``init(outputByteCount:key:salt:personal:)-(_,[UInt8],_,_)``.
+    /// - Throws: as the initializer: ``RampartError/invalidOutputLength``,
+    ///   ``RampartError/invalidKeyLength``, ``RampartError/invalidParameter(_:)``.
     @inlinable
     public static func hash<D: Collection<UInt8>>(
         data: D, outputByteCount: Int = 64, key: [UInt8] = [], salt: [UInt8]? = nil, personal: [UInt8]? = nil
     ) throws(RampartError) -> BLAKE2b.Digest {
         var h = try BLAKE2b(outputByteCount: outputByteCount, key: key, salt: salt, personal: personal)
         h.update(data: data)
-        return h.finalize()
+        let d = h.finalize()
+        if !key.isEmpty { wipe(&h) }
+        return d
     }
 
     /// A BLAKE2b digest of 1...64 bytes. Equality is constant time (digests of different lengths are
