@@ -119,7 +119,8 @@ public enum Scrypt {
     static func run(password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, n: Int, r: Int, p: Int,
                     output: UnsafeMutableRawBufferPointer, regionBytes: Int, backend: Backend) {
         let blockBytes = 128 * r
-        let region = UnsafeMutableRawPointer.allocate(byteCount: regionBytes, alignment: 64)
+        let mapped = LargeRegion(byteCount: regionBytes)
+        let region = mapped.base
         let v = region
         let b = region + blockBytes * n
         let x = b + blockBytes * p
@@ -132,15 +133,14 @@ public enum Scrypt {
         }
         PBKDF2.run(prf: .hmacSHA256, password: password, salt: UnsafeRawBufferPointer(bBuffer), iterations: 1,
                    output: output, backend: backend)
-        wipeRegion(region, regionBytes)
-        region.deallocate()
+        mapped.release()
     }
 
     /// ROMix of one lane in place: `block` (128·r bytes, standard layout) becomes ROMix(block).
     static func roMix(_ block: UnsafeMutableRawPointer, v: UnsafeMutableRawPointer, x: UnsafeMutableRawPointer,
                       y: UnsafeMutableRawPointer, n: Int, r: Int, backend: Backend) {
         shuffleIn(block, into: v, r: r)
-        scryptROMixPortable(v, x, y, n, r)
+        scryptROMixPortable(v, x, y, n, r, .zero)
         shuffleOut(x, into: block, r: r)
     }
 
@@ -206,7 +206,7 @@ public enum Scrypt {
 /// of its last sub-block (words 0 and 1 of the standard layout). `output` must not overlap the inputs.
 @inline(__always)
 func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer,
-                    _ r: Int) -> UInt64 {
+                    _ r: Int, _ z: SIMD4<UInt32> = .zero) -> UInt64 {
     let last = 64 * (2 * r - 1)
     var x = Salsa20State(diagonal: input + last)
     if let m = mask { x ^= Salsa20State(diagonal: m + last) }
@@ -219,11 +219,11 @@ func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ outp
         // Y[2i] goes to the first half of the output, Y[2i+1] to the second half.
         var t = Salsa20State(diagonal: inp)
         if let m = msk { t ^= Salsa20State(diagonal: m) }
-        x = (x ^ t).core(doubleRounds: 4)
+        x = (x ^ t).core(doubleRounds: 4, z: z)
         x.store(diagonal: even)
         var u = Salsa20State(diagonal: inp + 64)
         if let m = msk { u ^= Salsa20State(diagonal: m + 64) }
-        x = (x ^ u).core(doubleRounds: 4)
+        x = (x ^ u).core(doubleRounds: 4, z: z)
         x.store(diagonal: odd)
         inp += 128
         msk = msk.map { $0 + 128 }
@@ -237,19 +237,22 @@ func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ outp
 
 /// ROMix on the diagonal-layout lane already in `v[0]`; the result is left in `x`.
 /// `v` holds `n` blocks of 128·r bytes; `x` and `y` one block each.
-@inline(never)
+///
+/// `z` must be zero. It is a parameter of a function with public linkage (`@usableFromInline`) so
+/// that the optimizer cannot propagate its value; see ``Salsa20State/doubleRounds(_:z:)``.
+@usableFromInline @inline(never)
 func scryptROMixPortable(_ v: UnsafeMutableRawPointer, _ x: UnsafeMutableRawPointer,
-                         _ y: UnsafeMutableRawPointer, _ n: Int, _ r: Int) {
+                         _ y: UnsafeMutableRawPointer, _ n: Int, _ r: Int, _ z: SIMD4<UInt32>) {
     let bb = 128 * r
     // V[i+1] = BlockMix(V[i]); X = BlockMix(V[N-1]).
     var cur = v
     var i = 1
     while i < n {
-        _ = scryptBlockMix(UnsafeRawPointer(cur), nil, cur + bb, r)
+        _ = scryptBlockMix(UnsafeRawPointer(cur), nil, cur + bb, r, z)
         cur += bb
         i &+= 1
     }
-    var j = scryptBlockMix(UnsafeRawPointer(cur), nil, x, r)
+    var j = scryptBlockMix(UnsafeRawPointer(cur), nil, x, r, z)
     // X = BlockMix(X ^ V[Integerify(X) mod N]), ping-ponging between x and y (n is even).
     let mask = UInt64(n - 1)
     var src = x
@@ -257,23 +260,9 @@ func scryptROMixPortable(_ v: UnsafeMutableRawPointer, _ x: UnsafeMutableRawPoin
     i = 0
     while i < n {
         let vj = UnsafeRawPointer(v + Int(truncatingIfNeeded: j & mask) &* bb)
-        j = scryptBlockMix(UnsafeRawPointer(src), vj, dst, r)
+        j = scryptBlockMix(UnsafeRawPointer(src), vj, dst, r, z)
         swap(&src, &dst)
         i &+= 1
     }
     // n is even, so the last output landed in x.
-}
-
-/// Zeroes `count` bytes at `p` with wide stores, then passes the region to an opaque function so
-/// the stores cannot be removed as dead before the memory is freed. (`secureZero` writes one byte
-/// at a time, unoptimised: too slow for scrypt's V.)
-func wipeRegion(_ p: UnsafeMutableRawPointer, _ count: Int) {
-    UnsafeMutableRawBufferPointer(start: p, count: count).initializeMemory(as: UInt8.self, repeating: 0)
-    scryptWipeBarrier(p, count)
-}
-
-@inline(never) @_optimize(none)
-func scryptWipeBarrier(_ p: UnsafeMutableRawPointer, _ count: Int) {
-    // Reading the memory makes the zeroing stores observable to the optimizer.
-    if count > 0 { _ = p.load(fromByteOffset: count - 1, as: UInt8.self) }
 }
