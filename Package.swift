@@ -34,10 +34,15 @@ let package = Package(
             path: "Sources/RampartAccelAVX2",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi2"])
         ),
+        .target(
+            name: "RampartAccelAESNI",
+            path: "Sources/RampartAccelAESNI",
+            swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1"])
+        ),
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2"],
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI"],
             path: "Sources/Rampart"
         ),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.

@@ -18,6 +18,7 @@ func explain(_ e: RampartError) -> String {
     case .memoryLimitExceeded(let required, let limit): return "needs \(required) bytes of memory, limit is \(limit)"
     case .invalidEncoding: return "invalid encoding"
     case .invalidInputLength: return "invalid input length"
+    case .invalidPadding: return "invalid padding"
     case .authenticationFailure: return "authentication failure"
     }
 }

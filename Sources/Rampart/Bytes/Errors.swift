@@ -16,6 +16,8 @@ public enum RampartError: Error, Equatable, Hashable, Sendable {
     case invalidEncoding
     /// Input length is not acceptable (for example, not a multiple of the block size).
     case invalidInputLength
+    /// PKCS#7 padding did not verify after decryption (one error for every kind of bad padding).
+    case invalidPadding
     /// Authentication failed: a tag or padding did not verify. No plaintext is released.
     case authenticationFailure
 }
