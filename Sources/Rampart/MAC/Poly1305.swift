@@ -1,0 +1,249 @@
+// Poly1305 (Bernstein; RFC 8439 §2.5): a one-time authenticator over GF(2^130 - 5).
+//
+// Arithmetic in radix 2^64: the accumulator h = h0 + h1·2^64 + h2·2^128 with h2 small, the clamped
+// key r = r0 + r1·2^64. Because r1 is a multiple of 4 (clamping), h1·r1·2^128 = h1·(r1/4)·2^130
+// ≡ h1·(5·r1/4) (mod p), so with s1 = r1 + r1/4 one block costs four 64×64→128-bit products and two
+// small ones (the structure of OpenSSL's scalar x86_64 code):
+//
+//     d0 = h0·r0 + h1·s1                       < 2^128 + 2^126
+//     d1 = h0·r1 + h1·r0 + h2·s1               (h2 ≤ 7, so h2·s1 < 2^65; d1 < 2^129 + 2^65)
+//     d2 = h2·r0                               < 2^63
+//
+// then carries d0 → d1 → d2 and folds everything above bit 130 back times 5. After each block
+// h < 2^130 + 2^66 (h2 ≤ 4), so h + m + 2^128 keeps h2 ≤ 7 and nothing overflows. Everything is
+// branch-free and the data never selects a memory address.
+
+/// The Poly1305 state, for use inside Rampart (one-shot paths keep it on the stack and wipe it).
+@usableFromInline
+struct Poly1305State {
+    var r0: UInt64, r1: UInt64, s1: UInt64
+    var h0: UInt64 = 0, h1: UInt64 = 0, h2: UInt64 = 0
+    /// The second key half s (added at the end).
+    var pad0: UInt64, pad1: UInt64
+    /// A partial block and how many of its bytes are filled.
+    var buffer: SIMD16<UInt8> = .zero
+    var used: Int = 0
+
+    /// Starts with a 32-byte one-time key `r || s`.
+    init(key k: UnsafeRawPointer) {
+        r0 = k.loadLE64(0) & 0x0fff_fffc_0fff_ffff
+        r1 = k.loadLE64(8) & 0x0fff_fffc_0fff_fffc
+        s1 = r1 &+ (r1 >> 2)
+        pad0 = k.loadLE64(16)
+        pad1 = k.loadLE64(24)
+    }
+
+    /// Absorbs `count` bytes.
+    mutating func update(_ p: UnsafeRawPointer, _ count: Int) {
+        var p = p
+        var n = count
+        if used > 0 {
+            let take = min(16 - used, n)
+            withUnsafeMutableBytes(of: &buffer) { b in
+                b.baseAddress!.advanced(by: used).copyMemory(from: p, byteCount: take)
+            }
+            used += take
+            p += take
+            n -= take
+            if used < 16 { return }
+            var blk = buffer
+            withUnsafeBytes(of: &blk) { b in poly1305Blocks(&self, b.baseAddress!, 1, 1) }
+            wipe(&blk)
+            used = 0
+        }
+        let whole = n >> 4
+        if whole > 0 {
+            poly1305Blocks(&self, p, whole, 1)
+            p += whole << 4
+            n -= whole << 4
+        }
+        if n > 0 {
+            withUnsafeMutableBytes(of: &buffer) { b in b.baseAddress!.copyMemory(from: p, byteCount: n) }
+            used = n
+        }
+    }
+
+    /// The 16-byte tag of everything absorbed, written to `out`. The state is left unchanged.
+    func finalize(into out: UnsafeMutableRawPointer) {
+        var s = self
+        if s.used > 0 {
+            // Pad the last block with a 1 byte and zeros; it gets no 2^128 bit.
+            s.buffer[s.used] = 1
+            for i in (s.used + 1)..<16 { s.buffer[i] = 0 }
+            let b = s.buffer
+            withUnsafeBytes(of: b) { poly1305Blocks(&s, $0.baseAddress!, 1, 0) }
+        }
+        // Full reduction: h < 2^130 + 2^66 here. Compute g = h + 5 - 2^130; take g when it is
+        // non-negative (h ≥ p), else h. h - p < p always holds, so one subtraction suffices.
+        var h0 = s.h0, h1 = s.h1, h2 = s.h2
+        // First fold h2's bits above 130 (there may be up to 4 in h2: 2^130 ≤ h is possible).
+        let c = (h2 >> 2) &* 5
+        h2 &= 3
+        var o: Bool
+        (h0, o) = h0.addingReportingOverflow(c)
+        (h1, o) = h1.addingReportingOverflow(o ? 1 : 0)
+        h2 &+= o ? 1 : 0
+        var g0: UInt64, g1: UInt64, g2: UInt64
+        (g0, o) = h0.addingReportingOverflow(5)
+        (g1, o) = h1.addingReportingOverflow(o ? 1 : 0)
+        g2 = h2 &+ (o ? 1 : 0)
+        // g2 ≥ 4 exactly when h ≥ p: mask = all-ones then.
+        let mask = 0 &- (g2 >> 2)
+        h0 = (h0 & ~mask) | (g0 & mask)
+        h1 = (h1 & ~mask) | (g1 & mask)
+        // tag = (h + s) mod 2^128
+        (h0, o) = h0.addingReportingOverflow(s.pad0)
+        h1 = h1 &+ s.pad1 &+ (o ? 1 : 0)
+        out.storeLE64(h0, 0)
+        out.storeLE64(h1, 8)
+        wipe(&s)
+    }
+}
+
+/// Absorbs `count` 16-byte blocks, each with `hibit` (1 for full blocks, 0 for the padded last one)
+/// at bit 128.
+@inline(never)
+func poly1305Blocks(_ st: inout Poly1305State, _ p: UnsafeRawPointer, _ count: Int, _ hibit: UInt64) {
+    let r0 = st.r0, r1 = st.r1, s1 = st.s1
+    var h0 = st.h0, h1 = st.h1, h2 = st.h2
+    var p = p
+    var n = count
+    while n > 0 {
+        // h += m (+ hibit·2^128)
+        var c: Bool
+        (h0, c) = h0.addingReportingOverflow(p.loadLE64(0))
+        let m1 = p.loadLE64(8)
+        let (t1, c1) = h1.addingReportingOverflow(m1)
+        let (t1b, c2) = t1.addingReportingOverflow(c ? 1 : 0)
+        h1 = t1b
+        h2 = h2 &+ hibit &+ (c1 ? 1 : 0) &+ (c2 ? 1 : 0)
+
+        // d0 = h0·r0 + h1·s1
+        let a = h0.multipliedFullWidth(by: r0)
+        let b = h1.multipliedFullWidth(by: s1)
+        let (d0lo, o0) = a.low.addingReportingOverflow(b.low)
+        let d0hi = a.high &+ b.high &+ (o0 ? 1 : 0)
+        // d1 = h0·r1 + h1·r0 + h2·s1 + d0hi
+        let e = h0.multipliedFullWidth(by: r1)
+        let f = h1.multipliedFullWidth(by: r0)
+        let (e1, o1) = e.low.addingReportingOverflow(f.low)
+        let (e2, o2) = e1.addingReportingOverflow(h2 &* s1)
+        let (d1lo, o3) = e2.addingReportingOverflow(d0hi)
+        let d1hi = e.high &+ f.high &+ (o1 ? 1 : 0) &+ (o2 ? 1 : 0) &+ (o3 ? 1 : 0)
+        // d2 = h2·r0 + d1hi; value = d0lo + d1lo·2^64 + d2·2^128
+        let d2 = h2 &* r0 &+ d1hi
+        // Fold bits ≥ 130: (d2 >> 2)·5 = (d2 & ~3) + (d2 >> 2).
+        let fold = (d2 & ~3) &+ (d2 >> 2)
+        h2 = d2 & 3
+        (h0, c) = d0lo.addingReportingOverflow(fold)
+        let (h1n, c3) = d1lo.addingReportingOverflow(c ? 1 : 0)
+        h1 = h1n
+        h2 &+= c3 ? 1 : 0
+        p += 16
+        n &-= 1
+    }
+    st.h0 = h0; st.h1 = h1; st.h2 = h2
+}
+
+/// Poly1305 (RFC 8439 §2.5), NaCl's `crypto_onetimeauth`: a 16-byte authenticator under a 32-byte
+/// one-time key.
+///
+/// ```swift
+/// let tag = try Poly1305.authenticationCode(for: message, using: oneTimeKey)
+/// var mac = try Poly1305(key: oneTimeKey); mac.update(data: part1); mac.update(data: part2)
+/// let same = mac.finalize()
+/// ```
+///
+/// - Important: a Poly1305 key must authenticate **one** message only. Two tags under the same key
+///   let an attacker forge. Derive the key per message (as ``SecretBox`` does from its keystream).
+///
+/// The key and the running state are wiped when the last copy of the value is released.
+public struct Poly1305 {
+    /// Key size in bytes (32).
+    public static let keyByteCount = 32
+    /// Tag size in bytes (16).
+    public static let tagByteCount = 16
+
+    /// A Poly1305 tag. Equality is constant time.
+    public struct Tag: Hashable, Sequence, CustomStringConvertible, Sendable {
+        var storage: SIMD16<UInt8>
+        /// The tag's bytes.
+        public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+        /// Lowercase hexadecimal.
+        public var description: String { Hex.encode(bytes) }
+        public func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
+        /// Calls `body` with the tag's 16 bytes.
+        public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+            var s = storage
+            return try Swift.withUnsafeBytes(of: &s) { (b) throws(E) -> R in try body(b) }
+        }
+        /// Constant-time comparison.
+        public static func == (a: Tag, b: Tag) -> Bool {
+            let d = unsafeBitCast(a.storage ^ b.storage, to: SIMD2<UInt64>.self)
+            return ConstantTime.isZeroMask(d[0] | d[1]) != 0
+        }
+        public func hash(into h: inout Hasher) { h.combine(bytes) }
+        /// Compares with raw tag bytes in constant time; a wrong length is unequal.
+        public func constantTimeEquals<C: Collection<UInt8>>(_ other: C) -> Bool {
+            withUnsafeBytes { a in withContiguousBytes(other) { b in ConstantTime.equals(a, b) } }
+        }
+    }
+
+    final class Storage {
+        var state: Poly1305State
+        init(_ s: Poly1305State) { state = s }
+        deinit { wipe(&state) }
+    }
+
+    var storage: Storage
+
+    /// Starts a computation under a 32-byte one-time key.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes.
+    public init(key: SymmetricKey) throws(RampartError) {
+        storage = Storage(try withKey32(key) { Poly1305State(key: $0) })
+    }
+
+    /// Absorbs message bytes.
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
+        guard let p = bufferPointer.baseAddress, bufferPointer.count > 0 else { return }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.state) }
+        storage.state.update(p, bufferPointer.count)
+    }
+
+    /// Absorbs message bytes.
+    public mutating func update<D: Collection<UInt8>>(data: D) {
+        withContiguousBytes(data) { update(bufferPointer: $0) }
+    }
+
+    /// The tag of everything absorbed so far (the state is left unchanged).
+    public func finalize() -> Tag {
+        var t = SIMD16<UInt8>()
+        withUnsafeMutableBytes(of: &t) { storage.state.finalize(into: $0.baseAddress!) }
+        return Tag(storage: t)
+    }
+
+    /// The tag of `data` under the one-time `key`.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes.
+    public static func authenticationCode<D: Collection<UInt8>>(for data: D, using key: SymmetricKey) throws(RampartError) -> Tag {
+        var st = try withKey32(key) { Poly1305State(key: $0) }
+        withContiguousBytes(data) { d in
+            if let p = d.baseAddress, d.count > 0 { st.update(p, d.count) }
+        }
+        var t = SIMD16<UInt8>()
+        withUnsafeMutableBytes(of: &t) { st.finalize(into: $0.baseAddress!) }
+        wipe(&st)
+        return Tag(storage: t)
+    }
+
+    /// Checks raw tag bytes against `data` and the one-time `key` in constant time. A tag of the
+    /// wrong length is invalid.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes.
+    public static func isValidAuthenticationCode<C: Collection<UInt8>, D: Collection<UInt8>>(
+        _ tag: C, authenticating data: D, using key: SymmetricKey
+    ) throws(RampartError) -> Bool {
+        try authenticationCode(for: data, using: key).constantTimeEquals(tag)
+    }
+}

@@ -1,0 +1,310 @@
+// NaCl crypto_secretbox: XSalsa20-Poly1305 (Bernstein, "Cryptography in NaCl", §9).
+//
+// Seal: (x = XSalsa20 input block for key and nonce)
+//   block 0 of the keystream: bytes 0..<32 are the Poly1305 key, bytes 32..<64 encrypt the first
+//   32 message bytes; the rest of the message is encrypted from block 1 on; tag = Poly1305(ct).
+// Open: the tag is checked (constant time) over the ciphertext before a single byte is decrypted.
+//
+// Seal encrypts and authenticates in chunks of `secretBoxChunk` bytes so that each chunk of
+// ciphertext is still in the L1 cache when Poly1305 reads it.
+
+/// Ciphertext bytes per encrypt-then-MAC step of a seal (a multiple of 64).
+let secretBoxChunk = 4096
+
+/// NaCl's `crypto_secretbox`: authenticated encryption with XSalsa20 and Poly1305 under a 32-byte
+/// key and a 24-byte nonce. The same construction as libsodium's `crypto_secretbox_easy` and
+/// Threema's message boxes.
+///
+/// ```swift
+/// let box = try SecretBox.seal(message, using: key, nonce: nonce)      // tag || ciphertext
+/// let message = try SecretBox.open(box, using: key, nonce: nonce)
+/// ```
+///
+/// The combined form is `tag (16 bytes) || ciphertext` (libsodium's `_easy` layout); the detached
+/// form returns the two parts separately. In-place variants work on raw buffers.
+///
+/// - Important: never seal two messages with the same key and nonce. A random 24-byte nonce (from
+///   `SystemRandomNumberGenerator`) is safe for any practical number of messages; so is a counter.
+///   Messages are authenticated but not padded: the ciphertext length reveals the message length.
+///
+/// Open never releases plaintext of a box that fails to verify: it throws
+/// ``RampartError/authenticationFailure`` and (for separate output buffers) leaves the output zeroed.
+/// Every key-dependent value on the stack is wiped before returning.
+public enum SecretBox {
+    /// Key size in bytes (32).
+    public static let keyByteCount = 32
+    /// Nonce size in bytes (24).
+    public static let nonceByteCount = 24
+    /// Tag size in bytes (16): a combined box is this much longer than its message.
+    public static let tagByteCount = 16
+
+    // MARK: Combined form (tag || ciphertext)
+
+    /// Encrypts and authenticates `message`: returns `tag || ciphertext` (`crypto_secretbox_easy`).
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes,
+    ///   ``RampartError/invalidNonceLength`` unless the nonce has 24 bytes.
+    public static func seal<M: Collection<UInt8>, N: Collection<UInt8>>(
+        _ message: M, using key: SymmetricKey, nonce: N
+    ) throws(RampartError) -> [UInt8] {
+        try seal(message, using: key, nonce: nonce, backend: CPU.defaultBackend)
+    }
+
+    /// As ``seal(_:using:nonce:)`` with a pinned backend (tests).
+    @_spi(Testing) public static func seal<M: Collection<UInt8>, N: Collection<UInt8>>(
+        _ message: M, using key: SymmetricKey, nonce: N, backend: Backend
+    ) throws(RampartError) -> [UInt8] {
+        var n = try nonceBytes(nonce, count: 24)
+        defer { wipe(&n) }
+        return try withKey32(key) { k in
+            withContiguousBytes(message) { m in
+                let count = m.count
+                return [UInt8](unsafeUninitializedCapacity: count + 16) { out, initialized in
+                    let o = UnsafeMutableRawPointer(out.baseAddress!)
+                    if count > 0 { (o + 16).copyMemory(from: m.baseAddress!, byteCount: count) }
+                    withUnsafeBytes(of: &n) { nb in
+                        secretBoxSeal(o + 16, count, tag: o, key: k, nonce: nb.baseAddress!, hardware: backend == .hardware)
+                    }
+                    initialized = count + 16
+                }
+            }
+        }
+    }
+
+    /// Verifies and decrypts a combined box `tag || ciphertext` (`crypto_secretbox_open_easy`).
+    ///
+    /// - Throws: ``RampartError/authenticationFailure`` when the box does not verify under this key
+    ///   and nonce (nothing is decrypted), ``RampartError/invalidInputLength`` when it is shorter than
+    ///   16 bytes, ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func open<B: Collection<UInt8>, N: Collection<UInt8>>(
+        _ box: B, using key: SymmetricKey, nonce: N
+    ) throws(RampartError) -> [UInt8] {
+        try open(box, using: key, nonce: nonce, backend: CPU.defaultBackend)
+    }
+
+    /// As ``open(_:using:nonce:)`` with a pinned backend (tests).
+    @_spi(Testing) public static func open<B: Collection<UInt8>, N: Collection<UInt8>>(
+        _ box: B, using key: SymmetricKey, nonce: N, backend: Backend
+    ) throws(RampartError) -> [UInt8] {
+        var n = try nonceBytes(nonce, count: 24)
+        defer { wipe(&n) }
+        guard box.count >= 16 else { throw .invalidInputLength }
+        let result: [UInt8]? = try withKey32(key) { k in
+            withContiguousBytes(box) { b in
+                let count = b.count - 16
+                var ok = true
+                var dummy: UInt64 = 0
+                let out = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+                    withUnsafeMutableBytes(of: &dummy) { d in
+                        let o = out.baseAddress.map { UnsafeMutableRawPointer($0) } ?? d.baseAddress!
+                        if count > 0 { o.copyMemory(from: b.baseAddress! + 16, byteCount: count) }
+                        ok = withUnsafeBytes(of: &n) { nb in
+                            secretBoxOpen(o, count, tag: b.baseAddress!, key: k, nonce: nb.baseAddress!, hardware: backend == .hardware)
+                        }
+                    }
+                    initialized = count
+                }
+                return ok ? out : nil
+            }
+        }
+        guard let result else { throw .authenticationFailure }
+        return result
+    }
+
+    // MARK: Detached form
+
+    /// Encrypts and authenticates `message`, returning the ciphertext (as long as the message) and
+    /// the 16-byte tag separately (`crypto_secretbox_detached`).
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func sealDetached<M: Collection<UInt8>, N: Collection<UInt8>>(
+        _ message: M, using key: SymmetricKey, nonce: N
+    ) throws(RampartError) -> (ciphertext: [UInt8], tag: [UInt8]) {
+        var ct = Array(message)
+        var tag = [UInt8](repeating: 0, count: 16)
+        let r = ct.withUnsafeMutableBytes { c in
+            tag.withUnsafeMutableBytes { t in
+                Result { () throws(RampartError) in try seal(inPlace: c, tag: t, using: key, nonce: nonce) }
+            }
+        }
+        try r.get()
+        return (ct, tag)
+    }
+
+    /// Verifies `tag` over `ciphertext` and decrypts it (`crypto_secretbox_open_detached`).
+    ///
+    /// - Throws: ``RampartError/authenticationFailure`` (nothing is decrypted; a tag that is not 16
+    ///   bytes long also fails), ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func openDetached<C: Collection<UInt8>, T: Collection<UInt8>, N: Collection<UInt8>>(
+        ciphertext: C, tag: T, using key: SymmetricKey, nonce: N
+    ) throws(RampartError) -> [UInt8] {
+        var m = Array(ciphertext)
+        let t = Array(tag)
+        let r = m.withUnsafeMutableBytes { mb in
+            t.withUnsafeBytes { tb in
+                Result { () throws(RampartError) in try open(inPlace: mb, tag: tb, using: key, nonce: nonce) }
+            }
+        }
+        try r.get()
+        return m
+    }
+
+    // MARK: Raw buffers
+
+    /// Encrypts `buffer` in place and writes the 16-byte tag to `tag`.
+    ///
+    /// - Throws: ``RampartError/invalidOutputLength`` unless `tag.count == 16`,
+    ///   ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func seal<N: Collection<UInt8>>(
+        inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey, nonce: N
+    ) throws(RampartError) {
+        try seal(inPlace: buffer, tag: tag, using: key, nonce: nonce, backend: CPU.defaultBackend)
+    }
+
+    /// As ``seal(inPlace:tag:using:nonce:)`` with a pinned backend (tests).
+    @_spi(Testing) public static func seal<N: Collection<UInt8>>(
+        inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey, nonce: N, backend: Backend
+    ) throws(RampartError) {
+        var n = try nonceBytes(nonce, count: 24)
+        defer { wipe(&n) }
+        guard tag.count == 16, let t = tag.baseAddress else { throw .invalidOutputLength }
+        try withKey32(key) { k in
+            withUnsafeBytes(of: &n) { nb in
+                secretBoxSeal(buffer.baseAddress ?? t, buffer.count, tag: t, key: k, nonce: nb.baseAddress!,
+                              hardware: backend == .hardware)
+            }
+        }
+    }
+
+    /// Verifies `tag` over the ciphertext in `buffer`, then decrypts it in place.
+    ///
+    /// On failure the buffer is left exactly as it was (still ciphertext): the tag is checked first.
+    ///
+    /// - Throws: ``RampartError/authenticationFailure`` (also for a tag that is not 16 bytes long),
+    ///   ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func open<N: Collection<UInt8>>(
+        inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeRawBufferPointer,
+        using key: SymmetricKey, nonce: N
+    ) throws(RampartError) {
+        try open(inPlace: buffer, tag: tag, using: key, nonce: nonce, backend: CPU.defaultBackend)
+    }
+
+    /// As ``open(inPlace:tag:using:nonce:)`` with a pinned backend (tests).
+    @_spi(Testing) public static func open<N: Collection<UInt8>>(
+        inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeRawBufferPointer,
+        using key: SymmetricKey, nonce: N, backend: Backend
+    ) throws(RampartError) {
+        var n = try nonceBytes(nonce, count: 24)
+        defer { wipe(&n) }
+        guard tag.count == 16, let t = tag.baseAddress else { throw .authenticationFailure }
+        let ok = try withKey32(key) { k in
+            withUnsafeBytes(of: &n) { nb in
+                secretBoxOpen(buffer.baseAddress ?? UnsafeMutableRawPointer(mutating: t), buffer.count, tag: t, key: k,
+                              nonce: nb.baseAddress!, hardware: backend == .hardware)
+            }
+        }
+        guard ok else { throw .authenticationFailure }
+    }
+
+    /// Seals `message` into `output` (`tag || ciphertext`, exactly `message.count + 16` bytes). The
+    /// buffers must not overlap.
+    ///
+    /// - Throws: ``RampartError/invalidOutputLength`` for a wrong output size,
+    ///   ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func seal<N: Collection<UInt8>>(
+        _ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey, nonce: N
+    ) throws(RampartError) {
+        guard output.count == message.count + 16, let o = output.baseAddress else { throw .invalidOutputLength }
+        if let m = message.baseAddress, message.count > 0 { (o + 16).copyMemory(from: m, byteCount: message.count) }
+        try seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: output[16...]),
+                 tag: UnsafeMutableRawBufferPointer(rebasing: output[..<16]), using: key, nonce: nonce)
+    }
+
+    /// Opens the combined box `box` (`tag || ciphertext`) into `output` (exactly `box.count - 16`
+    /// bytes). The buffers must not overlap. On failure `output` is zero-filled.
+    ///
+    /// - Throws: ``RampartError/authenticationFailure``, ``RampartError/invalidInputLength`` for a
+    ///   box shorter than 16 bytes, ``RampartError/invalidOutputLength`` for a wrong output size,
+    ///   ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func open<N: Collection<UInt8>>(
+        _ box: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey, nonce: N
+    ) throws(RampartError) {
+        guard box.count >= 16, let b = box.baseAddress else { throw .invalidInputLength }
+        guard output.count == box.count - 16 else { throw .invalidOutputLength }
+        if let o = output.baseAddress, output.count > 0 { o.copyMemory(from: b + 16, byteCount: output.count) }
+        do {
+            try open(inPlace: output, tag: UnsafeRawBufferPointer(rebasing: box[..<16]), using: key, nonce: nonce)
+        } catch {
+            secureZero(output)
+            throw error
+        }
+    }
+}
+
+// MARK: - Core
+
+/// The XSalsa20 input block for `key` and `nonce`, and keystream block 0 in `block0` (64 bytes).
+@inline(__always)
+func secretBoxSetup(key: UnsafeRawPointer, nonce: UnsafeRawPointer, block0: UnsafeMutableRawPointer) -> SIMD16<UInt32> {
+    var x = xsalsa20Input(key: key, nonce: nonce, counter: 0)
+    salsa20Block(x, block0)
+    x[8] = 1
+    return x
+}
+
+/// Seals `count` bytes at `m` in place and writes the tag to `tag`.
+@inline(never)
+func secretBoxSeal(_ m: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutableRawPointer,
+                   key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) {
+    withScratch { scratch in
+        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
+        var mac = Poly1305State(key: scratch)
+        // The first 32 message bytes use keystream bytes 32..<64 of block 0.
+        let head = min(32, count)
+        for i in 0..<head {
+            m.storeBytes(of: m.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
+                         toByteOffset: i, as: UInt8.self)
+        }
+        mac.update(m, head)
+        var off = head
+        while off < count {
+            let n = min(secretBoxChunk, count - off)
+            salsa20XOR(&x, m + off, m + off, n, hardware: hardware)
+            mac.update(m + off, n)
+            off += n
+        }
+        mac.finalize(into: tag)
+        wipe(&mac)
+        wipe(&x)
+    }
+}
+
+/// Verifies `tag` over the `count` ciphertext bytes at `c` and, only if it matches, decrypts them in
+/// place. Returns whether the tag matched.
+@inline(never)
+func secretBoxOpen(_ c: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeRawPointer,
+                   key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
+    withScratch { scratch in
+        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
+        var mac = Poly1305State(key: scratch)
+        mac.update(c, count)
+        mac.finalize(into: scratch + 64)
+        wipe(&mac)
+        let ok = ConstantTime.equals(UnsafeRawBufferPointer(start: scratch + 64, count: 16),
+                                     UnsafeRawBufferPointer(start: tag, count: 16))
+        if ok {
+            let head = min(32, count)
+            for i in 0..<head {
+                c.storeBytes(of: c.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
+                             toByteOffset: i, as: UInt8.self)
+            }
+            if count > head { salsa20XOR(&x, c + head, c + head, count - head, hardware: hardware) }
+        }
+        wipe(&x)
+        return ok
+    }
+}
