@@ -32,7 +32,7 @@ let package = Package(
         .target(
             name: "RampartAccelAVX2",
             path: "Sources/RampartAccelAVX2",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi2"])
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
         .target(
             name: "RampartAccelAESNI",

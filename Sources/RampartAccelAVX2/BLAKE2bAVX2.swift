@@ -1,6 +1,6 @@
 // BLAKE2b compression (RFC 7693) with AVX2.
 //
-// Compiled with -parse-stdlib and +avx +avx2 +ssse3 +sse4.1 +bmi2 only. The caller must have checked
+// Compiled with -parse-stdlib and +avx +avx2 +ssse3 +sse4.1 +bmi +bmi2 only. The caller must have checked
 // for AVX2. The whole multi-block loop lives here: one call per buffer.
 //
 // Layout. The 4x4 state is four 256-bit rows a, b, c, d and one G step runs on all four lanes at once.

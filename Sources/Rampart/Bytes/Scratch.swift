@@ -25,3 +25,19 @@ func withScratch<R>(_ body: (UnsafeMutableRawPointer) -> R) -> R {
     withUnsafeMutableBytes(of: &s) { secureZero($0) }
     return r
 }
+
+/// 1280 bytes of inline storage (two 128-byte-block SHA-512 schedules).
+@usableFromInline
+struct Scratch1280 {
+    @usableFromInline var storage: (Scratch640, Scratch640)
+    @inlinable init() { storage = (Scratch640(), Scratch640()) }
+}
+
+/// Calls `body` with 1280 zeroed bytes of stack memory (16-byte aligned), wiped afterwards.
+@inlinable @inline(__always)
+func withScratch1280<R>(_ body: (UnsafeMutableRawPointer) -> R) -> R {
+    var s = Scratch1280()
+    let r = withUnsafeMutableBytes(of: &s) { body($0.baseAddress!) }
+    withUnsafeMutableBytes(of: &s) { secureZero($0) }
+    return r
+}

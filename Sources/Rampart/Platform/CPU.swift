@@ -145,7 +145,9 @@ public enum CPU {
         f.pclmul = set.contains("pclmulqdq")
         f.ssse3 = set.contains("ssse3")
         f.sse41 = set.contains("sse4_1")
-        f.avx2 = set.contains("avx2") && set.contains("avx")
+        // The AVX2 kernel tier (RampartAccelAVX2) is compiled with +bmi and +bmi2 as well: every
+        // processor with AVX2 has them, but a virtual machine may hide a flag, so require all four.
+        f.avx2 = set.contains("avx2") && set.contains("avx") && set.contains("bmi1") && set.contains("bmi2")
         f.bmi2 = set.contains("bmi2")
         f.adx = set.contains("adx")
         f.vaes = set.contains("vaes")
@@ -172,7 +174,7 @@ public enum CPU {
         f.aes = has("hw.optional.aes")
         f.ssse3 = has("hw.optional.supplementalsse3")
         f.sse41 = has("hw.optional.sse4_1")
-        f.avx2 = has("hw.optional.avx2_0")
+        f.avx2 = has("hw.optional.avx2_0") && has("hw.optional.bmi1") && has("hw.optional.bmi2")
         f.bmi2 = has("hw.optional.bmi2")
         f.pclmul = f.aes  // every Mac with AES-NI has PCLMULQDQ
         #endif

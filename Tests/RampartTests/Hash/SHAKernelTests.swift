@@ -1,0 +1,58 @@
+import Testing
+@_spi(Testing) import Rampart
+
+// The hardware SHA kernels (SHA-NI for SHA-1/SHA-256, AVX2 + BMI for SHA-512) against the portable
+// code, without any reference library: every length from 0 to 1100 bytes (0 to 8 SHA-512 blocks,
+// so odd and even block counts for the two-block SHA-512 kernel), at unaligned offsets, fed whole and
+// in uneven pieces. On a CPU without the kernels both sides run the portable code and the test
+// says so.
+
+private func shaPattern(_ n: Int, seed: UInt64) -> [UInt8] {
+    var x = seed
+    return (0..<n).map { _ in
+        x = x &* 6364136223846793005 &+ 1442695040888963407
+        return UInt8(truncatingIfNeeded: x >> 56)
+    }
+}
+
+private func digestHex<H: HashFunction>(_ make: () -> H, _ data: [UInt8], offset: Int, pieces: Int) -> String {
+    var h = make()
+    let padded = [UInt8](repeating: 0xA5, count: offset) + data
+    padded.withUnsafeBytes { raw in
+        let body = UnsafeRawBufferPointer(rebasing: raw[offset...])
+        var start = 0
+        for i in 0..<pieces {
+            // Uneven split points: piece i ends at (i+1)²/pieces² of the input.
+            let end = i == pieces - 1 ? body.count : body.count * (i + 1) * (i + 1) / (pieces * pieces)
+            h.update(bufferPointer: UnsafeRawBufferPointer(rebasing: body[start..<end]))
+            start = end
+        }
+    }
+    return Hex.encode(h.finalize().withUnsafeBytes { Array($0) })
+}
+
+@Test("SHA-1, SHA-256, SHA-512: hardware kernels equal the portable code", arguments: ["sha1", "sha256", "sha512"])
+func shaKernelsMatchPortable(_ alg: String) {
+    if CPU.forcePortable { print("note: RAMPART_FORCE_PORTABLE=1, both sides run the portable code") }
+    for n in 0...1100 {
+        let data = shaPattern(n, seed: UInt64(n))
+        let offset = n % 7
+        let pieces = 1 + n % 4
+        let (hw, sw): (String, String)
+        switch alg {
+        case "sha1":
+            hw = digestHex({ Insecure.SHA1(backend: .hardware) }, data, offset: offset, pieces: pieces)
+            sw = digestHex({ Insecure.SHA1(backend: .portable) }, data, offset: 0, pieces: 1)
+        case "sha256":
+            hw = digestHex({ SHA256(backend: .hardware) }, data, offset: offset, pieces: pieces)
+            sw = digestHex({ SHA256(backend: .portable) }, data, offset: 0, pieces: 1)
+        default:
+            hw = digestHex({ SHA512(backend: .hardware) }, data, offset: offset, pieces: pieces)
+            sw = digestHex({ SHA512(backend: .portable) }, data, offset: 0, pieces: 1)
+        }
+        if hw != sw {
+            Issue.record("\(alg) length \(n) offset \(offset) pieces \(pieces): hardware \(hw) != portable \(sw)")
+            return
+        }
+    }
+}
