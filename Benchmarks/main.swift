@@ -51,7 +51,7 @@ print("CPU: \(CPU.modelName) [\(CPU.detected)]\(CPU.forcePortable ? " (RAMPART_F
 print(Reference.summary)
 print("")
 
-var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows()
+var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + salsaRows()
 if let f = filter { rows = rows.filter { $0.operation.contains(f) } }
 if rows.isEmpty { fail("no row matches --filter \(filter ?? "")") }
 

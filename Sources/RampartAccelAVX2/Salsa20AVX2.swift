@@ -16,19 +16,23 @@ import Swift
 
 typealias W8 = SIMD8<UInt32>
 
-@inline(__always) func rotl(_ x: W8, _ n: UInt32) -> W8 { (x &<< n) &+ (x &>> (32 &- n)) }
-
-@inline(__always)
+// The shift counts are literals in each expression: with the count as a parameter of a helper, the
+// helper was not inlined (a call per rotation).
+@_transparent
 func quarter(_ a: inout W8, _ b: inout W8, _ c: inout W8, _ d: inout W8) {
-    b ^= rotl(a &+ d, 7)
-    c ^= rotl(b &+ a, 9)
-    d ^= rotl(c &+ b, 13)
-    a ^= rotl(d &+ c, 18)
+    let t0 = a &+ d
+    b ^= (t0 &<< 7) &+ (t0 &>> 25)
+    let t1 = b &+ a
+    c ^= (t1 &<< 9) &+ (t1 &>> 23)
+    let t2 = c &+ b
+    d ^= (t2 &<< 13) &+ (t2 &>> 19)
+    let t3 = d &+ c
+    a ^= (t3 &<< 18) &+ (t3 &>> 14)
 }
 
 /// Transposes four word vectors inside each 128-bit half: lane half h of result k holds words
 /// (a, b, c, d) of block k (h = 0) or block k + 4 (h = 1).
-@inline(__always)
+@_transparent
 func transpose(_ a: W8, _ b: W8, _ c: W8, _ d: W8) -> (W8, W8, W8, W8) {
     let t0 = W8(a[0], b[0], a[1], b[1], a[4], b[4], a[5], b[5])
     let t1 = W8(a[2], b[2], a[3], b[3], a[6], b[6], a[7], b[7])
@@ -41,7 +45,7 @@ func transpose(_ a: W8, _ b: W8, _ c: W8, _ d: W8) -> (W8, W8, W8, W8) {
 }
 
 /// XORs 32 bytes at `offset` of `src` with `k` into `dst`.
-@inline(__always)
+@_transparent
 func xor32(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: Int, _ k: W8) {
     dst.storeBytes(of: src.loadUnaligned(fromByteOffset: offset, as: W8.self) ^ k, toByteOffset: offset, as: W8.self)
 }
@@ -55,11 +59,11 @@ func xor32(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: In
 @inline(never)
 public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
                            _ groups: Int) {
-    @inline(__always) func w(_ i: Int) -> W8 { W8(repeating: state.load(fromByteOffset: 4 * i, as: UInt32.self)) }
+    @inline(__always) func w(_ i: Int) -> W8 { W8(repeating: state.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
     let i0 = w(0), i1 = w(1), i2 = w(2), i3 = w(3), i4 = w(4), i5 = w(5), i6 = w(6), i7 = w(7)
     let i10 = w(10), i11 = w(11), i12 = w(12), i13 = w(13), i14 = w(14), i15 = w(15)
-    var counter = UInt64(state.load(fromByteOffset: 32, as: UInt32.self))
-        | UInt64(state.load(fromByteOffset: 36, as: UInt32.self)) << 32
+    var counter = UInt64(state.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
+        | UInt64(state.loadUnaligned(fromByteOffset: 36, as: UInt32.self)) << 32
     var src = src
     var dst = dst
     var g = 0

@@ -127,10 +127,17 @@ func withKey32<R>(_ key: SymmetricKey, _ body: (UnsafeRawPointer) -> R) throws(R
 /// ``RampartError/invalidNonceLength``.
 @inline(__always)
 func nonceBytes<N: Collection<UInt8>>(_ nonce: N, count: Int) throws(RampartError) -> SIMD32<UInt8> {
-    guard nonce.count == count else { throw .invalidNonceLength }
+    // One dynamic call for the contiguous case (Array, slices, Data), not one per byte when the
+    // caller's generic code is not specialised.
     var v = SIMD32<UInt8>()
-    var i = 0
-    for b in nonce { v[i] = b; i += 1 }
+    let ok = withUnsafeMutableBytes(of: &v) { dst in
+        withContiguousBytes(nonce) { src in
+            guard src.count == count else { return false }
+            if count > 0 { dst.baseAddress!.copyMemory(from: src.baseAddress!, byteCount: count) }
+            return true
+        }
+    }
+    guard ok else { throw .invalidNonceLength }
     return v
 }
 

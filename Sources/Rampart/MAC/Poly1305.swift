@@ -79,25 +79,36 @@ struct Poly1305State {
         // First fold h2's bits above 130 (there may be up to 4 in h2: 2^130 ≤ h is possible).
         let c = (h2 >> 2) &* 5
         h2 &= 3
-        var o: Bool
-        (h0, o) = h0.addingReportingOverflow(c)
-        (h1, o) = h1.addingReportingOverflow(o ? 1 : 0)
-        h2 &+= o ? 1 : 0
-        var g0: UInt64, g1: UInt64, g2: UInt64
-        (g0, o) = h0.addingReportingOverflow(5)
-        (g1, o) = h1.addingReportingOverflow(o ? 1 : 0)
-        g2 = h2 &+ (o ? 1 : 0)
+        var o: UInt64
+        (h0, o) = adc(h0, c, 0)
+        (h1, o) = adc(h1, 0, o)
+        h2 &+= o
+        var g0: UInt64, g1: UInt64
+        (g0, o) = adc(h0, 5, 0)
+        (g1, o) = adc(h1, 0, o)
+        let g2 = h2 &+ o
         // g2 ≥ 4 exactly when h ≥ p: mask = all-ones then.
         let mask = 0 &- (g2 >> 2)
         h0 = (h0 & ~mask) | (g0 & mask)
         h1 = (h1 & ~mask) | (g1 & mask)
         // tag = (h + s) mod 2^128
-        (h0, o) = h0.addingReportingOverflow(s.pad0)
-        h1 = h1 &+ s.pad1 &+ (o ? 1 : 0)
+        (h0, o) = adc(h0, s.pad0, 0)
+        h1 = h1 &+ s.pad1 &+ o
         out.storeLE64(h0, 0)
         out.storeLE64(h1, 8)
         wipe(&s)
     }
+}
+
+/// A carry bit as a word, without a select: LLVM turned `c ? 1 : 0` on these carries into
+/// conditional jumps (secret-dependent branches, mispredicted half of the time on random data).
+@inline(__always) func bit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
+
+/// `a + b + carry`, returning the sum and the carry out (0 or 1).
+@inline(__always) func adc(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
+    let (s1, o1) = a.addingReportingOverflow(b)
+    let (s2, o2) = s1.addingReportingOverflow(carry)
+    return (s2, bit(o1) | bit(o2))
 }
 
 /// Absorbs `count` 16-byte blocks, each with `hibit` (1 for full blocks, 0 for the padded last one)
@@ -110,35 +121,30 @@ func poly1305Blocks(_ st: inout Poly1305State, _ p: UnsafeRawPointer, _ count: I
     var n = count
     while n > 0 {
         // h += m (+ hibit·2^128)
-        var c: Bool
-        (h0, c) = h0.addingReportingOverflow(p.loadLE64(0))
-        let m1 = p.loadLE64(8)
-        let (t1, c1) = h1.addingReportingOverflow(m1)
-        let (t1b, c2) = t1.addingReportingOverflow(c ? 1 : 0)
-        h1 = t1b
-        h2 = h2 &+ hibit &+ (c1 ? 1 : 0) &+ (c2 ? 1 : 0)
+        var c: UInt64
+        (h0, c) = adc(h0, p.loadLE64(0), 0)
+        (h1, c) = adc(h1, p.loadLE64(8), c)
+        h2 = h2 &+ hibit &+ c
 
         // d0 = h0·r0 + h1·s1
         let a = h0.multipliedFullWidth(by: r0)
         let b = h1.multipliedFullWidth(by: s1)
-        let (d0lo, o0) = a.low.addingReportingOverflow(b.low)
-        let d0hi = a.high &+ b.high &+ (o0 ? 1 : 0)
+        let (d0lo, c0) = adc(a.low, b.low, 0)
+        let d0hi = a.high &+ b.high &+ c0
         // d1 = h0·r1 + h1·r0 + h2·s1 + d0hi
         let e = h0.multipliedFullWidth(by: r1)
         let f = h1.multipliedFullWidth(by: r0)
-        let (e1, o1) = e.low.addingReportingOverflow(f.low)
-        let (e2, o2) = e1.addingReportingOverflow(h2 &* s1)
-        let (d1lo, o3) = e2.addingReportingOverflow(d0hi)
-        let d1hi = e.high &+ f.high &+ (o1 ? 1 : 0) &+ (o2 ? 1 : 0) &+ (o3 ? 1 : 0)
+        let (e1, c1) = adc(e.low, f.low, 0)
+        let (e2, c2) = adc(e1, h2 &* s1, 0)
+        let (d1lo, c3) = adc(e2, d0hi, 0)
+        let d1hi = e.high &+ f.high &+ c1 &+ c2 &+ c3
         // d2 = h2·r0 + d1hi; value = d0lo + d1lo·2^64 + d2·2^128
         let d2 = h2 &* r0 &+ d1hi
         // Fold bits ≥ 130: (d2 >> 2)·5 = (d2 & ~3) + (d2 >> 2).
         let fold = (d2 & ~3) &+ (d2 >> 2)
-        h2 = d2 & 3
-        (h0, c) = d0lo.addingReportingOverflow(fold)
-        let (h1n, c3) = d1lo.addingReportingOverflow(c ? 1 : 0)
-        h1 = h1n
-        h2 &+= c3 ? 1 : 0
+        (h0, c) = adc(d0lo, fold, 0)
+        (h1, c) = adc(d1lo, 0, c)
+        h2 = (d2 & 3) &+ c
         p += 16
         n &-= 1
     }

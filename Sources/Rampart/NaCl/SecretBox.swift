@@ -61,9 +61,9 @@ public enum SecretBox {
                 let count = m.count
                 return [UInt8](unsafeUninitializedCapacity: count + 16) { out, initialized in
                     let o = UnsafeMutableRawPointer(out.baseAddress!)
-                    if count > 0 { (o + 16).copyMemory(from: m.baseAddress!, byteCount: count) }
                     withUnsafeBytes(of: &n) { nb in
-                        secretBoxSeal(o + 16, count, tag: o, key: k, nonce: nb.baseAddress!, hardware: backend == .hardware)
+                        secretBoxSeal(UnsafeRawPointer(m.baseAddress ?? UnsafeRawPointer(o)), o + 16, count, tag: o, key: k,
+                                      nonce: nb.baseAddress!, hardware: backend == .hardware)
                     }
                     initialized = count + 16
                 }
@@ -97,10 +97,11 @@ public enum SecretBox {
                 let out = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
                     withUnsafeMutableBytes(of: &dummy) { d in
                         let o = out.baseAddress.map { UnsafeMutableRawPointer($0) } ?? d.baseAddress!
-                        if count > 0 { o.copyMemory(from: b.baseAddress! + 16, byteCount: count) }
                         ok = withUnsafeBytes(of: &n) { nb in
-                            secretBoxOpen(o, count, tag: b.baseAddress!, key: k, nonce: nb.baseAddress!, hardware: backend == .hardware)
+                            secretBoxOpen(b.baseAddress! + 16, o, count, tag: b.baseAddress!, key: k, nonce: nb.baseAddress!,
+                                          hardware: backend == .hardware)
                         }
+                        if !ok && count > 0 { secureZero(UnsafeMutableRawBufferPointer(start: o, count: count)) }
                     }
                     initialized = count
                 }
@@ -172,7 +173,8 @@ public enum SecretBox {
         guard tag.count == 16, let t = tag.baseAddress else { throw .invalidOutputLength }
         try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
-                secretBoxSeal(buffer.baseAddress ?? t, buffer.count, tag: t, key: k, nonce: nb.baseAddress!,
+                let p = buffer.baseAddress ?? t
+                secretBoxSeal(UnsafeRawPointer(p), p, buffer.count, tag: t, key: k, nonce: nb.baseAddress!,
                               hardware: backend == .hardware)
             }
         }
@@ -201,8 +203,9 @@ public enum SecretBox {
         guard tag.count == 16, let t = tag.baseAddress else { throw .authenticationFailure }
         let ok = try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
-                secretBoxOpen(buffer.baseAddress ?? UnsafeMutableRawPointer(mutating: t), buffer.count, tag: t, key: k,
-                              nonce: nb.baseAddress!, hardware: backend == .hardware)
+                let p = buffer.baseAddress ?? UnsafeMutableRawPointer(mutating: t)
+                return secretBoxOpen(UnsafeRawPointer(p), p, buffer.count, tag: t, key: k,
+                                     nonce: nb.baseAddress!, hardware: backend == .hardware)
             }
         }
         guard ok else { throw .authenticationFailure }
@@ -217,10 +220,23 @@ public enum SecretBox {
         _ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N
     ) throws(RampartError) {
+        try seal(message, into: output, using: key, nonce: nonce, backend: CPU.defaultBackend)
+    }
+
+    /// As ``seal(_:into:using:nonce:)`` with a pinned backend (tests).
+    @_spi(Testing) public static func seal<N: Collection<UInt8>>(
+        _ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey, nonce: N, backend: Backend
+    ) throws(RampartError) {
+        var n = try nonceBytes(nonce, count: 24)
+        defer { wipe(&n) }
         guard output.count == message.count + 16, let o = output.baseAddress else { throw .invalidOutputLength }
-        if let m = message.baseAddress, message.count > 0 { (o + 16).copyMemory(from: m, byteCount: message.count) }
-        try seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: output[16...]),
-                 tag: UnsafeMutableRawBufferPointer(rebasing: output[..<16]), using: key, nonce: nonce)
+        try withKey32(key) { k in
+            withUnsafeBytes(of: &n) { nb in
+                secretBoxSeal(message.baseAddress ?? UnsafeRawPointer(o), o + 16, message.count, tag: o, key: k,
+                              nonce: nb.baseAddress!, hardware: backend == .hardware)
+            }
+        }
     }
 
     /// Opens the combined box `box` (`tag || ciphertext`) into `output` (exactly `box.count - 16`
@@ -233,14 +249,27 @@ public enum SecretBox {
         _ box: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N
     ) throws(RampartError) {
+        try open(box, into: output, using: key, nonce: nonce, backend: CPU.defaultBackend)
+    }
+
+    /// As ``open(_:into:using:nonce:)`` with a pinned backend (tests).
+    @_spi(Testing) public static func open<N: Collection<UInt8>>(
+        _ box: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+        using key: SymmetricKey, nonce: N, backend: Backend
+    ) throws(RampartError) {
+        var n = try nonceBytes(nonce, count: 24)
+        defer { wipe(&n) }
         guard box.count >= 16, let b = box.baseAddress else { throw .invalidInputLength }
         guard output.count == box.count - 16 else { throw .invalidOutputLength }
-        if let o = output.baseAddress, output.count > 0 { o.copyMemory(from: b + 16, byteCount: output.count) }
-        do {
-            try open(inPlace: output, tag: UnsafeRawBufferPointer(rebasing: box[..<16]), using: key, nonce: nonce)
-        } catch {
+        let ok = try withKey32(key) { k in
+            withUnsafeBytes(of: &n) { nb in
+                secretBoxOpen(b + 16, output.baseAddress ?? UnsafeMutableRawPointer(mutating: b), output.count, tag: b,
+                              key: k, nonce: nb.baseAddress!, hardware: backend == .hardware)
+            }
+        }
+        guard ok else {
             secureZero(output)
-            throw error
+            throw .authenticationFailure
         }
     }
 }
@@ -256,9 +285,9 @@ func secretBoxSetup(key: UnsafeRawPointer, nonce: UnsafeRawPointer, block0: Unsa
     return x
 }
 
-/// Seals `count` bytes at `m` in place and writes the tag to `tag`.
+/// Seals `count` bytes from `src` into `dst` (the same buffer or disjoint ones) and writes the tag.
 @inline(never)
-func secretBoxSeal(_ m: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutableRawPointer,
+func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutableRawPointer,
                    key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) {
     withScratch { scratch in
         var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
@@ -266,15 +295,15 @@ func secretBoxSeal(_ m: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutabl
         // The first 32 message bytes use keystream bytes 32..<64 of block 0.
         let head = min(32, count)
         for i in 0..<head {
-            m.storeBytes(of: m.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
-                         toByteOffset: i, as: UInt8.self)
+            dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
+                           toByteOffset: i, as: UInt8.self)
         }
-        mac.update(m, head)
+        mac.update(dst, head)
         var off = head
         while off < count {
             let n = min(secretBoxChunk, count - off)
-            salsa20XOR(&x, m + off, m + off, n, hardware: hardware)
-            mac.update(m + off, n)
+            salsa20XOR(&x, src + off, dst + off, n, hardware: hardware)
+            mac.update(dst + off, n)
             off += n
         }
         mac.finalize(into: tag)
@@ -283,15 +312,16 @@ func secretBoxSeal(_ m: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutabl
     }
 }
 
-/// Verifies `tag` over the `count` ciphertext bytes at `c` and, only if it matches, decrypts them in
-/// place. Returns whether the tag matched.
+/// Verifies `tag` over the `count` ciphertext bytes at `src` and, only if it matches, decrypts them
+/// into `dst` (the same buffer or a disjoint one). Returns whether the tag matched; on a mismatch
+/// nothing is written.
 @inline(never)
-func secretBoxOpen(_ c: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeRawPointer,
+func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeRawPointer,
                    key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
     withScratch { scratch in
         var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
         var mac = Poly1305State(key: scratch)
-        mac.update(c, count)
+        mac.update(src, count)
         mac.finalize(into: scratch + 64)
         wipe(&mac)
         let ok = ConstantTime.equals(UnsafeRawBufferPointer(start: scratch + 64, count: 16),
@@ -299,10 +329,10 @@ func secretBoxOpen(_ c: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeRawPoi
         if ok {
             let head = min(32, count)
             for i in 0..<head {
-                c.storeBytes(of: c.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
-                             toByteOffset: i, as: UInt8.self)
+                dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
+                               toByteOffset: i, as: UInt8.self)
             }
-            if count > head { salsa20XOR(&x, c + head, c + head, count - head, hardware: hardware) }
+            if count > head { salsa20XOR(&x, src + head, dst + head, count - head, hardware: hardware) }
         }
         wipe(&x)
         return ok
