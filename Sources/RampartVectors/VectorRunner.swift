@@ -86,6 +86,7 @@ public enum VectorRunner {
         ("blake2/blake2b-emilbayes-salt-personal.json", SharedVectors.blake2bSaltPersonal),
         ("blake2/pycryptodome-blake2b-tv1.txt", SharedVectors.blake2bChains),
         ("blake2/pycryptodome-blake2b-tv2.txt", SharedVectors.blake2bChains),
+        ("nacl_classic.json", SharedVectors.naclClassic),
     ] }
 
     /// Runs one file. Our own files carry a `"kind"` field; shared files are recognised by name.
@@ -121,6 +122,10 @@ public enum VectorRunner {
         "pbkdf2": OwnVectors.pbkdf2,
         "blake2b": OwnVectors.blake2bCase,
         "scrypt": OwnVectors.scryptCase,
+        "stream": OwnVectors.streamCase,
+        "hsalsa20": OwnVectors.hsalsa20Case,
+        "poly1305": OwnVectors.poly1305Case,
+        "secretbox": OwnVectors.secretboxCase,
     ] }
 }
 
