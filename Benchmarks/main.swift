@@ -51,7 +51,7 @@ print("CPU: \(CPU.modelName) [\(CPU.detected)]\(CPU.forcePortable ? " (RAMPART_F
 print(Reference.summary)
 print("")
 
-var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + salsaRows()
+var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows()
 if let f = filter { rows = rows.filter { $0.operation.contains(f) } }
 if rows.isEmpty { fail("no row matches --filter \(filter ?? "")") }
 
@@ -65,7 +65,8 @@ for row in rows {
 }
 
 // The table.
-let header = ["operation", "size", "Rampart", "portable", "OpenSSL", "libsodium", "vs best ref"]
+let header = ["operation", "size", "Rampart", "portable", "OpenSSL", "libsodium", "vs best ref", "other"]
+let standardImplementations: Set<String> = ["rampart", "rampart-portable", "openssl", "libsodium"]
 var table: [[String]] = [header]
 for (row, stats) in results {
     func s(_ name: String) -> Stat? { stats.first { $0.implementation == name } }
@@ -76,7 +77,11 @@ for (row, stats) in results {
     } else { ratio = "-" }
     let sizeText = row.unit == .mbps ? String(row.size) : "-"
     table.append([row.operation, sizeText, cell(s("rampart"), row.unit), cell(s("rampart-portable"), row.unit),
-                  cell(s("openssl"), row.unit), cell(s("libsodium"), row.unit), ratio])
+                  cell(s("openssl"), row.unit), cell(s("libsodium"), row.unit), ratio,
+                  // Extra references a row may carry (e.g. openssl-cbc-encrypt in the IGE rows), with Rampart's ratio.
+                  stats.filter { !standardImplementations.contains($0.implementation) }.map { o in
+                      o.implementation + " " + cell(o, row.unit) + (s("rampart").map { o.median > 0 ? " (" + fmt($0.median / o.median, 2) + "x)" : "" } ?? "")
+                  }.joined(separator: ", ")])
 }
 let widths = (0..<header.count).map { c in table.map { $0[c].count }.max() ?? 0 }
 print("")

@@ -179,10 +179,22 @@ extension AES {
         public static func seal(_ buffer: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer,
                                 using cipher: Cipher, nonce: UnsafeRawBufferPointer,
                                 authenticating authenticatedData: UnsafeRawBufferPointer) throws(RampartError) {
+            try seal(UnsafeRawBufferPointer(buffer), into: buffer, tag: tag, using: cipher, nonce: nonce,
+                     authenticating: authenticatedData)
+        }
+
+        /// Encrypts `message` into `output` (same length; the same memory or not overlapping) and
+        /// writes the 16-byte tag to `tag`.
+        /// - Throws: as the in-place form, and ``RampartError/invalidOutputLength`` when the lengths differ.
+        public static func seal(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                tag: UnsafeMutableRawBufferPointer, using cipher: Cipher, nonce: UnsafeRawBufferPointer,
+                                authenticating authenticatedData: UnsafeRawBufferPointer) throws(RampartError) {
             guard nonce.count > 0 else { throw .invalidNonceLength }
-            guard tag.count == tagByteCount, let t = tag.baseAddress else { throw .invalidOutputLength }
-            guard buffer.count <= maximumMessageByteCount else { throw .invalidInputLength }
-            GCMEngine.run(cipher, nonce, authenticatedData, buffer, sealing: true, tagOut: t, tagIn: nil)
+            guard tag.count == tagByteCount, let t = tag.baseAddress, output.count == message.count else {
+                throw .invalidOutputLength
+            }
+            guard message.count <= maximumMessageByteCount else { throw .invalidInputLength }
+            GCMEngine.run(cipher, nonce, authenticatedData, message, output, sealing: true, tagOut: t, tagIn: nil)
         }
 
         /// Checks the tag and decrypts `buffer` in place.
@@ -192,18 +204,28 @@ extension AES {
         public static func open(_ buffer: UnsafeMutableRawBufferPointer, tag: UnsafeRawBufferPointer,
                                 using cipher: Cipher, nonce: UnsafeRawBufferPointer,
                                 authenticating authenticatedData: UnsafeRawBufferPointer) throws(RampartError) {
-            guard nonce.count > 0 else { throw .invalidNonceLength }
-            guard tag.count == tagByteCount, let t = tag.baseAddress else {
-                secureZero(buffer)
+            try open(UnsafeRawBufferPointer(buffer), into: buffer, tag: tag, using: cipher, nonce: nonce,
+                     authenticating: authenticatedData)
+        }
+
+        /// Checks the tag and decrypts `ciphertext` into `output` (same length; the same memory or
+        /// not overlapping). On failure `output` is wiped and ``RampartError/authenticationFailure``
+        /// is thrown.
+        public static func open(_ ciphertext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                tag: UnsafeRawBufferPointer, using cipher: Cipher, nonce: UnsafeRawBufferPointer,
+                                authenticating authenticatedData: UnsafeRawBufferPointer) throws(RampartError) {
+            guard output.count == ciphertext.count else { throw .invalidOutputLength }
+            guard nonce.count > 0 else {
+                secureZero(output)
+                throw .invalidNonceLength
+            }
+            guard tag.count == tagByteCount, let t = tag.baseAddress, ciphertext.count <= maximumMessageByteCount else {
+                secureZero(output)
                 throw .authenticationFailure
             }
-            guard buffer.count <= maximumMessageByteCount else {
-                secureZero(buffer)
-                throw .authenticationFailure
-            }
-            let ok = GCMEngine.run(cipher, nonce, authenticatedData, buffer, sealing: false, tagOut: nil, tagIn: t)
+            let ok = GCMEngine.run(cipher, nonce, authenticatedData, ciphertext, output, sealing: false, tagOut: nil, tagIn: t)
             guard ok else {
-                secureZero(buffer)
+                secureZero(output)
                 throw .authenticationFailure
             }
         }
@@ -224,7 +246,7 @@ enum GCMEngine {
     /// `tagIn` and returns whether it matched (the caller wipes the buffer when it did not).
     @discardableResult
     static func run(_ cipher: AES.Cipher, _ nonce: UnsafeRawBufferPointer, _ aad: UnsafeRawBufferPointer,
-                    _ buffer: UnsafeMutableRawBufferPointer, sealing: Bool,
+                    _ input: UnsafeRawBufferPointer, _ output: UnsafeMutableRawBufferPointer, sealing: Bool,
                     tagOut: UnsafeMutableRawPointer?, tagIn: UnsafeRawPointer?) -> Bool {
         withScratch { s in
             let state = s + stateOffset, counter = s + counterOffset, j0 = s + j0Offset
@@ -282,33 +304,33 @@ enum GCMEngine {
 
             absorb(aad.baseAddress, aad.count)
 
-            let n = buffer.count
-            if let p = buffer.baseAddress, n > 0 {
+            let n = input.count
+            if let src = input.baseAddress, let dst = output.baseAddress, n > 0 {
                 let whole = n / 16
                 if whole > 0 {
                     #if arch(x86_64)
                     if clmul {
                         if sealing {
                             aesniGCMEncrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
-                                            counter, state, UnsafeRawPointer(p), p, whole)
+                                            counter, state, src, dst, whole)
                         } else {
                             aesniGCMDecrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
-                                            counter, state, UnsafeRawPointer(p), p, whole)
+                                            counter, state, src, dst, whole)
                         }
                     } else {
-                        ctrAndHash(cipher, counter, p, whole, sealing, absorbBlocks)
+                        ctrAndHash(cipher, counter, src, dst, whole, sealing, absorbBlocks)
                     }
                     #else
-                    ctrAndHash(cipher, counter, p, whole, sealing, absorbBlocks)
+                    ctrAndHash(cipher, counter, src, dst, whole, sealing, absorbBlocks)
                     #endif
                 }
                 let rest = n - 16 * whole
                 if rest > 0 {
-                    let tail = p + 16 * whole
-                    if !sealing { absorb(UnsafeRawPointer(tail), rest) }
+                    let tailIn = src + 16 * whole, tailOut = dst + 16 * whole
+                    if !sealing { absorb(tailIn, rest) }
                     cipher.ecbEncrypt(UnsafeRawPointer(counter), block, 1)
-                    xorBytes(tail, UnsafeRawPointer(tail), UnsafeRawPointer(block), rest)
-                    if sealing { absorb(UnsafeRawPointer(tail), rest) }
+                    xorBytes(tailOut, tailIn, UnsafeRawPointer(block), rest)
+                    if sealing { absorb(UnsafeRawPointer(tailOut), rest) }
                 }
             }
             absorbLengths(aad.count, n)
@@ -326,8 +348,8 @@ enum GCMEngine {
 
     /// CTR with GCM's 32-bit counter plus GHASH of the ciphertext, for the portable path: four
     /// blocks at a time.
-    static func ctrAndHash(_ cipher: AES.Cipher, _ counter: UnsafeMutableRawPointer, _ p: UnsafeMutableRawPointer,
-                           _ whole: Int, _ sealing: Bool, _ absorbBlocks: (UnsafeRawPointer, Int) -> Void) {
+    static func ctrAndHash(_ cipher: AES.Cipher, _ counter: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ whole: Int, _ sealing: Bool, _ absorbBlocks: (UnsafeRawPointer, Int) -> Void) {
         var ks = (SIMD32<UInt8>(), SIMD32<UInt8>())
         withUnsafeMutableBytes(of: &ks) { k in
             let kp = k.baseAddress!
@@ -341,10 +363,9 @@ enum GCMEngine {
                     ctr &+= 1
                 }
                 cipher.ecbEncrypt(UnsafeRawPointer(kp), kp, m)
-                let chunk = p + 16 * i
-                if !sealing { absorbBlocks(UnsafeRawPointer(chunk), m) }
-                xorBytes(chunk, UnsafeRawPointer(chunk), UnsafeRawPointer(kp), 16 * m)
-                if sealing { absorbBlocks(UnsafeRawPointer(chunk), m) }
+                if !sealing { absorbBlocks(src + 16 * i, m) }
+                xorBytes(dst + 16 * i, src + 16 * i, UnsafeRawPointer(kp), 16 * m)
+                if sealing { absorbBlocks(UnsafeRawPointer(dst + 16 * i), m) }
                 i += m
             }
             counter.storeBE32(ctr, 12)

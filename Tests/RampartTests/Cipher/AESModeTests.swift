@@ -223,3 +223,26 @@ struct AESModeTests {
         }
     }
 }
+
+@Test("GCM raw API out of place: seal into another buffer, open into another buffer", arguments: modeBackends)
+func gcmOutOfPlace(backend: Backend) throws {
+    let cipher = try AES.Cipher(key: pattern(32, 21), backend: backend)
+    for n in [0, 5, 16, 64, 100, 1024] {
+        let msg = pattern(n, 1), nonce = pattern(12, 2), aad = pattern(n % 5, 3)
+        var ct = [UInt8](repeating: 0, count: n), tag = [UInt8](repeating: 0, count: 16)
+        try msg.withUnsafeBytes { m in try ct.withUnsafeMutableBytes { c in try tag.withUnsafeMutableBytes { t in
+            try nonce.withUnsafeBytes { nb in try aad.withUnsafeBytes { a in
+                try AES.GCM.seal(m, into: c, tag: t, using: cipher, nonce: nb, authenticating: a)
+            } }
+        } } }
+        let box = try AES.GCM.seal(msg, using: cipher, nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
+        #expect(box.ciphertext == ct && box.tag == tag, "length \(n)")
+        var back = [UInt8](repeating: 0xAA, count: n)
+        try ct.withUnsafeBytes { c in try back.withUnsafeMutableBytes { b in try tag.withUnsafeBytes { t in
+            try nonce.withUnsafeBytes { nb in try aad.withUnsafeBytes { a in
+                try AES.GCM.open(c, into: b, tag: t, using: cipher, nonce: nb, authenticating: a)
+            } }
+        } } }
+        #expect(back == msg, "length \(n)")
+    }
+}
