@@ -20,6 +20,14 @@ func explain(_ e: RampartError) -> String {
     case .invalidInputLength: return "invalid input length"
     case .invalidPadding: return "invalid padding"
     case .authenticationFailure: return "authentication failure"
+    case .invalidDER(let f): return "malformed DER/PEM (\(f))"
+    case .invalidModulus: return "the modulus must be odd and greater than one"
+    case .noInverse: return "no modular inverse exists"
+    case .negativeResult: return "negative result"
+    case .divisionByZero: return "division by zero"
+    case .dhCheckFailed(let f): return "Diffie-Hellman check failed (\(f))"
+    case .factorizationFailed(let f): return "factorization failed (\(f))"
+    case .invalidRSAKey: return "invalid RSA key or input"
     }
 }
 
