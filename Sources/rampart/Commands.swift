@@ -19,6 +19,7 @@ func explain(_ e: RampartError) -> String {
     case .invalidEncoding: return "invalid encoding"
     case .invalidInputLength: return "invalid input length"
     case .invalidPadding: return "invalid padding"
+    case .invalidPublicKey: return "invalid public key"
     case .authenticationFailure: return "authentication failure"
     case .invalidDER(let f): return "malformed DER/PEM (\(f))"
     case .invalidModulus: return "the modulus must be odd and greater than one"

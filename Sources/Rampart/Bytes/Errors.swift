@@ -18,6 +18,9 @@ public enum RampartError: Error, Equatable, Hashable, Sendable {
     case invalidInputLength
     /// PKCS#7 padding did not verify after decryption (one error for every kind of bad padding).
     case invalidPadding
+    /// A public key has the wrong length or is unusable (for X25519: a small-order point that makes
+    /// the shared secret all zeros).
+    case invalidPublicKey
     /// Authentication failed: a tag or padding did not verify. No plaintext is released.
     case authenticationFailure
     /// Strict DER (or its PEM/Base64 armour) was rejected; the associated value says why.

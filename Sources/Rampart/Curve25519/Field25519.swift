@@ -1,0 +1,210 @@
+// Arithmetic modulo p = 2^255 − 19 in radix 2^51 (five 64-bit limbs), constant time.
+//
+// A value is l0 + l1·2^51 + l2·2^102 + l3·2^153 + l4·2^204. Limbs are not kept below 2^51 between
+// operations ("lazy" reduction): the bounds the code relies on are stated per function. Products of
+// limbs go through `multipliedFullWidth` into 128-bit accumulators (a pair of UInt64); 2^255 ≡ 19
+// folds the high limbs back. No function branches on, or indexes memory by, a limb value.
+
+/// A 128-bit unsigned accumulator.
+@usableFromInline
+struct Acc128 {
+    @usableFromInline var lo: UInt64
+    @usableFromInline var hi: UInt64
+
+    @inline(__always) init(_ a: UInt64, _ b: UInt64) {
+        let p = a.multipliedFullWidth(by: b)
+        lo = p.low; hi = p.high
+    }
+
+    /// `self += a·b` (the caller keeps the sum below 2^128).
+    @inline(__always) mutating func add(_ a: UInt64, _ b: UInt64) {
+        let p = a.multipliedFullWidth(by: b)
+        let (l, c) = lo.addingReportingOverflow(p.low)
+        lo = l
+        hi = hi &+ p.high &+ (c ? 1 : 0)
+    }
+
+    /// `self += x`.
+    @inline(__always) mutating func add(_ x: UInt64) {
+        let (l, c) = lo.addingReportingOverflow(x)
+        lo = l
+        hi = hi &+ (c ? 1 : 0)
+    }
+
+    /// Bits 51 and up (the caller keeps them below 2^64).
+    @inline(__always) var shifted51: UInt64 { (lo >> 51) | (hi << 13) }
+    /// Bits 0..<51.
+    @inline(__always) var low51: UInt64 { lo & Field25519.mask51 }
+}
+
+/// An element of GF(2^255 − 19).
+@usableFromInline
+struct Field25519 {
+    @usableFromInline var l0, l1, l2, l3, l4: UInt64
+
+    @usableFromInline static let mask51: UInt64 = (1 << 51) - 1
+
+    @inline(__always) init(_ l0: UInt64, _ l1: UInt64, _ l2: UInt64, _ l3: UInt64, _ l4: UInt64) {
+        self.l0 = l0; self.l1 = l1; self.l2 = l2; self.l3 = l3; self.l4 = l4
+    }
+
+    static var zero: Field25519 { Field25519(0, 0, 0, 0, 0) }
+    static var one: Field25519 { Field25519(1, 0, 0, 0, 0) }
+
+    /// Loads 32 little-endian bytes, ignoring the top bit (RFC 7748 §5: the u-coordinate's most
+    /// significant bit is masked). Values from p to 2^255 − 1 are accepted and reduced in arithmetic.
+    @inline(__always) init(bytes p: UnsafeRawPointer) {
+        let w0 = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        let w1 = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let w2 = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        let w3 = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        let m = Field25519.mask51
+        l0 = w0 & m
+        l1 = ((w0 >> 51) | (w1 << 13)) & m
+        l2 = ((w1 >> 38) | (w2 << 26)) & m
+        l3 = ((w2 >> 25) | (w3 << 39)) & m
+        l4 = (w3 >> 12) & m
+    }
+
+    /// `a + b`. Limbs add without carrying: inputs below 2^53 give limbs below 2^54.
+    @inline(__always) static func + (a: Field25519, b: Field25519) -> Field25519 {
+        Field25519(a.l0 &+ b.l0, a.l1 &+ b.l1, a.l2 &+ b.l2, a.l3 &+ b.l3, a.l4 &+ b.l4)
+    }
+
+    /// `a − b`, computed as a + 4p − b so that no limb underflows. Requires b's limbs below 2^53
+    /// (every output of `*`, `squared()` and `carried()` qualifies); a's below 2^54. The result is
+    /// carried, so its limbs are below 2^51 + 2^13·19.
+    @inline(__always) static func - (a: Field25519, b: Field25519) -> Field25519 {
+        // 4p in radix 2^51: 4·(2^51 − 19), then 4·(2^51 − 1) four times.
+        let fourP0: UInt64 = 0x1F_FFFF_FFFF_FFB4
+        let fourPi: UInt64 = 0x1F_FFFF_FFFF_FFFC
+        return Field25519(a.l0 &+ fourP0 &- b.l0, a.l1 &+ fourPi &- b.l1, a.l2 &+ fourPi &- b.l2,
+                          a.l3 &+ fourPi &- b.l3, a.l4 &+ fourPi &- b.l4).carried()
+    }
+
+    /// One carry pass: limbs below 2^51 except l0 (below 2^51 + 19·2^13 for 64-bit inputs).
+    @inline(__always) func carried() -> Field25519 {
+        let m = Field25519.mask51
+        var r = self
+        r.l1 &+= r.l0 >> 51; r.l0 &= m
+        r.l2 &+= r.l1 >> 51; r.l1 &= m
+        r.l3 &+= r.l2 >> 51; r.l2 &= m
+        r.l4 &+= r.l3 >> 51; r.l3 &= m
+        r.l0 &+= 19 &* (r.l4 >> 51); r.l4 &= m
+        return r
+    }
+
+    /// Reduces five 128-bit column sums to limbs: l0 below 2^51 + 2^13, the rest below 2^51 (for
+    /// sums below 2^115, which inputs with limbs below 2^54 guarantee).
+    @inline(__always) static func reduce(_ t0: Acc128, _ t1: Acc128, _ t2: Acc128, _ t3: Acc128,
+                                          _ t4: Acc128) -> Field25519 {
+        var t1 = t1, t2 = t2, t3 = t3, t4 = t4
+        let r0 = t0.low51
+        t1.add(t0.shifted51)
+        let r1 = t1.low51
+        t2.add(t1.shifted51)
+        let r2 = t2.low51
+        t3.add(t2.shifted51)
+        let r3 = t3.low51
+        t4.add(t3.shifted51)
+        let r4 = t4.low51
+        // c < 2^64 / 19 for the stated bounds, so 19·c fits.
+        let c = t4.shifted51
+        var s0 = r0 &+ 19 &* c
+        let s1 = r1 &+ (s0 >> 51)
+        s0 &= Field25519.mask51
+        return Field25519(s0, s1, r2, r3, r4)
+    }
+
+    /// `a · b`. Inputs' limbs below 2^54.
+    @inline(__always) static func * (a: Field25519, b: Field25519) -> Field25519 {
+        let b1 = 19 &* b.l1, b2 = 19 &* b.l2, b3 = 19 &* b.l3, b4 = 19 &* b.l4
+        var t0 = Acc128(a.l0, b.l0); t0.add(a.l1, b4); t0.add(a.l2, b3); t0.add(a.l3, b2); t0.add(a.l4, b1)
+        var t1 = Acc128(a.l0, b.l1); t1.add(a.l1, b.l0); t1.add(a.l2, b4); t1.add(a.l3, b3); t1.add(a.l4, b2)
+        var t2 = Acc128(a.l0, b.l2); t2.add(a.l1, b.l1); t2.add(a.l2, b.l0); t2.add(a.l3, b4); t2.add(a.l4, b3)
+        var t3 = Acc128(a.l0, b.l3); t3.add(a.l1, b.l2); t3.add(a.l2, b.l1); t3.add(a.l3, b.l0); t3.add(a.l4, b4)
+        var t4 = Acc128(a.l0, b.l4); t4.add(a.l1, b.l3); t4.add(a.l2, b.l2); t4.add(a.l3, b.l1); t4.add(a.l4, b.l0)
+        return reduce(t0, t1, t2, t3, t4)
+    }
+
+    /// `self²` (15 products instead of 25). Limbs below 2^54.
+    @inline(__always) func squared() -> Field25519 {
+        let d0 = 2 &* l0, d1 = 2 &* l1, d2 = 2 &* l2, d3 = 2 &* l3
+        let l3_19 = 19 &* l3, l4_19 = 19 &* l4
+        var t0 = Acc128(l0, l0); t0.add(d1, l4_19); t0.add(d2, l3_19)
+        var t1 = Acc128(d0, l1); t1.add(d2, l4_19); t1.add(l3, l3_19)
+        var t2 = Acc128(d0, l2); t2.add(l1, l1); t2.add(d3, l4_19)
+        var t3 = Acc128(d0, l3); t3.add(d1, l2); t3.add(l4, l4_19)
+        var t4 = Acc128(d0, l4); t4.add(d1, l3); t4.add(l2, l2)
+        return Field25519.reduce(t0, t1, t2, t3, t4)
+    }
+
+    /// `self` squared `n` times (n ≥ 1).
+    @inline(__always) func squared(times n: Int) -> Field25519 {
+        var r = squared()
+        var i = 1
+        while i < n { r = r.squared(); i &+= 1 }
+        return r
+    }
+
+    /// `self · 121665` (the ladder's (A − 2)/4). Limbs below 2^54.
+    @inline(__always) func timesA24() -> Field25519 {
+        let k: UInt64 = 121_665
+        return Field25519.reduce(Acc128(l0, k), Acc128(l1, k), Acc128(l2, k), Acc128(l3, k), Acc128(l4, k))
+    }
+
+    /// `self^(p − 2)`, the inverse (zero maps to zero), by the usual addition chain: 254 squarings
+    /// and 11 multiplications, independent of the value.
+    func inverted() -> Field25519 {
+        let z2 = squared()                      // 2
+        let z9 = z2.squared(times: 2) * self    // 9
+        let z11 = z9 * z2                       // 11
+        let z2_5_0 = z11.squared() * z9         // 2^5 − 1
+        let z2_10_0 = z2_5_0.squared(times: 5) * z2_5_0
+        let z2_20_0 = z2_10_0.squared(times: 10) * z2_10_0
+        let z2_40_0 = z2_20_0.squared(times: 20) * z2_20_0
+        let z2_50_0 = z2_40_0.squared(times: 10) * z2_10_0
+        let z2_100_0 = z2_50_0.squared(times: 50) * z2_50_0
+        let z2_200_0 = z2_100_0.squared(times: 100) * z2_100_0
+        let z2_250_0 = z2_200_0.squared(times: 50) * z2_50_0
+        return z2_250_0.squared(times: 5) * z11 // 2^255 − 21 = p − 2
+    }
+
+    /// Fully reduced little-endian bytes (the unique representative below p).
+    func store(_ out: UnsafeMutableRawPointer) {
+        let m = Field25519.mask51
+        var r = carried().carried()
+        // Now r < 2^255 + small; subtract p when r ≥ p, without branching: add 19, see whether
+        // bit 255 is set (then r ≥ p), and keep r + 19 − 2^255 in that case.
+        var q = (r.l0 &+ 19) >> 51
+        q = (r.l1 &+ q) >> 51
+        q = (r.l2 &+ q) >> 51
+        q = (r.l3 &+ q) >> 51
+        q = (r.l4 &+ q) >> 51        // 1 when r ≥ p, else 0
+        r.l0 &+= 19 &* q
+        r.l1 &+= r.l0 >> 51; r.l0 &= m
+        r.l2 &+= r.l1 >> 51; r.l1 &= m
+        r.l3 &+= r.l2 >> 51; r.l2 &= m
+        r.l4 &+= r.l3 >> 51; r.l3 &= m
+        r.l4 &= m                    // drops 2^255 when q = 1
+        let w0 = r.l0 | (r.l1 << 51)
+        let w1 = (r.l1 >> 13) | (r.l2 << 38)
+        let w2 = (r.l2 >> 26) | (r.l3 << 25)
+        let w3 = (r.l3 >> 39) | (r.l4 << 12)
+        out.storeBytes(of: w0.littleEndian, toByteOffset: 0, as: UInt64.self)
+        out.storeBytes(of: w1.littleEndian, toByteOffset: 8, as: UInt64.self)
+        out.storeBytes(of: w2.littleEndian, toByteOffset: 16, as: UInt64.self)
+        out.storeBytes(of: w3.littleEndian, toByteOffset: 24, as: UInt64.self)
+    }
+
+    /// Swaps `a` and `b` when `bit` is 1, leaves them when it is 0, with the same instructions
+    /// either way.
+    @inline(__always) static func conditionalSwap(_ a: inout Field25519, _ b: inout Field25519, _ bit: UInt64) {
+        let mask = 0 &- bit
+        var t = mask & (a.l0 ^ b.l0); a.l0 ^= t; b.l0 ^= t
+        t = mask & (a.l1 ^ b.l1); a.l1 ^= t; b.l1 ^= t
+        t = mask & (a.l2 ^ b.l2); a.l2 ^= t; b.l2 ^= t
+        t = mask & (a.l3 ^ b.l3); a.l3 ^= t; b.l3 ^= t
+        t = mask & (a.l4 ^ b.l4); a.l4 ^= t; b.l4 ^= t
+    }
+}
