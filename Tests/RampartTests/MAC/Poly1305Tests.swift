@@ -1,0 +1,73 @@
+import Testing
+@_spi(Testing) import Rampart
+
+private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
+
+private func tag(_ key: String, _ msg: [UInt8]) throws -> String {
+    try Poly1305.authenticationCode(for: msg, using: SymmetricKey(data: hex(key))).description
+}
+
+@Suite("Poly1305")
+struct Poly1305Tests {
+    @Test("RFC 8439 §2.5.2")
+    func rfc8439() throws {
+        #expect(try tag("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b",
+                        Array("Cryptographic Forum Research Group".utf8)) == "a8061dc1305136c6c22b8baf0c0127a9")
+    }
+
+    @Test("RFC 8439 Appendix A.3: the edge cases of the final reduction (#5 to #11)")
+    func edgeCases() throws {
+        let r1 = "01" + String(repeating: "00", count: 15), r2 = "02" + String(repeating: "00", count: 15)
+        let z16 = String(repeating: "00", count: 16), f16 = String(repeating: "ff", count: 16)
+        #expect(try tag(r2 + z16, hex(f16)) == "03" + String(repeating: "00", count: 15))
+        #expect(try tag(r2 + f16, hex("02" + String(repeating: "00", count: 15))) == "03" + String(repeating: "00", count: 15))
+        #expect(try tag(r1 + z16, hex(f16 + "f0" + String(repeating: "ff", count: 15) + "11" + String(repeating: "00", count: 15)))
+                == "05" + String(repeating: "00", count: 15))
+        #expect(try tag(r1 + z16, hex(f16 + "fb" + String(repeating: "fe", count: 15) + String(repeating: "01", count: 16))) == z16)
+        #expect(try tag(r2 + z16, hex("fd" + String(repeating: "ff", count: 15))) == "fa" + String(repeating: "ff", count: 15))
+        let k10 = "0100000000000000040000000000000000000000000000000000000000000000"
+        let m10 = hex("e33594d7505e43b9" + String(repeating: "00", count: 8) + "3394d7505e4379cd01" + String(repeating: "00", count: 7)
+                      + String(repeating: "00", count: 16) + "01" + String(repeating: "00", count: 15))
+        #expect(try tag(k10, m10) == "14000000000000005500000000000000")
+        #expect(try tag(k10, Array(m10[..<48])) == "13000000000000000000000000000000")
+    }
+
+    @Test("Incremental updates of every split give the one-shot tag")
+    func incremental() throws {
+        let key = SymmetricKey(data: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        let msg = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 7) }
+        let one = try Poly1305.authenticationCode(for: msg, using: key)
+        for cut in 0...msg.count {
+            var m = try Poly1305(key: key)
+            m.update(data: msg[..<cut])
+            m.update(data: msg[cut...])
+            #expect(m.finalize() == one, "cut \(cut)")
+        }
+        // Byte by byte, and finalize leaves the state usable.
+        var m = try Poly1305(key: key)
+        for b in msg { m.update(data: [b]) }
+        #expect(m.finalize() == one)
+        #expect(m.finalize() == one)
+        // A copy is independent.
+        var c = m
+        c.update(data: [1])
+        #expect(m.finalize() == one && c.finalize() != one)
+    }
+
+    @Test("Verification is by value and length; key length is checked")
+    func verification() throws {
+        let key = SymmetricKey(data: [UInt8](repeating: 7, count: 32))
+        let msg = Array("message".utf8)
+        let t = try Poly1305.authenticationCode(for: msg, using: key)
+        #expect(try Poly1305.isValidAuthenticationCode(t.bytes, authenticating: msg, using: key))
+        var bad = t.bytes
+        bad[15] ^= 1
+        #expect(try !Poly1305.isValidAuthenticationCode(bad, authenticating: msg, using: key))
+        #expect(try !Poly1305.isValidAuthenticationCode(t.bytes.dropLast(), authenticating: msg, using: key))
+        #expect(try !Poly1305.isValidAuthenticationCode(t.bytes, authenticating: msg + [0], using: key))
+        #expect(throws: RampartError.invalidKeyLength) { _ = try Poly1305(key: SymmetricKey(data: [1, 2, 3])) }
+        #expect(throws: RampartError.invalidKeyLength) {
+            _ = try Poly1305.authenticationCode(for: msg, using: SymmetricKey(data: [UInt8](repeating: 0, count: 64)))
+        }
+    }
+}
