@@ -6,8 +6,11 @@
 // Layout (libsodium's `avx2` Salsa20 code has the same one): sixteen 256-bit vectors, vector i holds
 // state word i of eight consecutive blocks (lane j = block counter + j). The quarter-rounds then act
 // on whole vectors with no shuffles at all; the rotations (7, 9, 13, 18: none a multiple of 8, so no
-// vpshufb) are shift, shift, add (`&+`, not `|`: see swift-performance.md). After the rounds and the
-// feed-forward addition, each group of four words is transposed inside the 128-bit halves
+// vpshufb) are shift, shift, or: with AVX2 enabled LLVM keeps the `|` form in vector registers (it
+// scalarises it only on baseline SSE2, see swift-performance.md; checked in the disassembly). The
+// quarter-rounds run two at a time, step by step, as libsodium pairs them. Helpers are `@_transparent`:
+// with `@inline(__always)` they stayed calls (one per rotation) in this large function. After the
+// rounds and the feed-forward addition, each group of four words is transposed inside the 128-bit halves
 // (vpunpck{l,h}{dq,qdq}) and two halves are joined per 32 output bytes (vperm2i128), as libsodium does.
 
 import Swift
@@ -16,18 +19,13 @@ import Swift
 
 typealias W8 = SIMD8<UInt32>
 
-// The shift counts are literals in each expression: with the count as a parameter of a helper, the
-// helper was not inlined (a call per rotation).
+/// One step of two independent quarter-rounds at once: `b_i ^= (a_i + d_i) <<< n` (the pairing of
+/// libsodium's code: enough independent work for the scheduler, few live temporaries).
 @_transparent
-func quarter(_ a: inout W8, _ b: inout W8, _ c: inout W8, _ d: inout W8) {
-    let t0 = a &+ d
-    b ^= (t0 &<< 7) &+ (t0 &>> 25)
-    let t1 = b &+ a
-    c ^= (t1 &<< 9) &+ (t1 &>> 23)
-    let t2 = c &+ b
-    d ^= (t2 &<< 13) &+ (t2 &>> 19)
-    let t3 = d &+ c
-    a ^= (t3 &<< 18) &+ (t3 &>> 14)
+func step2(_ b0: inout W8, _ a0: W8, _ d0: W8, _ b1: inout W8, _ a1: W8, _ d1: W8, _ n: UInt32) {
+    let t0 = a0 &+ d0, t1 = a1 &+ d1
+    b0 ^= (t0 &<< n) | (t0 &>> (32 &- n))
+    b1 ^= (t1 &<< n) | (t1 &>> (32 &- n))
 }
 
 /// Transposes four word vectors inside each 128-bit half: lane half h of result k holds words
@@ -76,14 +74,25 @@ public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPoi
         var x8 = c8, x9 = c9, x10 = i10, x11 = i11, x12 = i12, x13 = i13, x14 = i14, x15 = i15
         var r = 0
         while r < 10 {
-            quarter(&x0, &x4, &x8, &x12)
-            quarter(&x5, &x9, &x13, &x1)
-            quarter(&x10, &x14, &x2, &x6)
-            quarter(&x15, &x3, &x7, &x11)
-            quarter(&x0, &x1, &x2, &x3)
-            quarter(&x5, &x6, &x7, &x4)
-            quarter(&x10, &x11, &x8, &x9)
-            quarter(&x15, &x12, &x13, &x14)
+            // Column round: quarter-rounds (x0, x4, x8, x12), (x5, x9, x13, x1), (x10, x14, x2, x6),
+            // (x15, x3, x7, x11), two at a time, step by step.
+            step2(&x4, x0, x12, &x9, x5, x1, 7)
+            step2(&x8, x4, x0, &x13, x9, x5, 9)
+            step2(&x12, x8, x4, &x1, x13, x9, 13)
+            step2(&x0, x12, x8, &x5, x1, x13, 18)
+            step2(&x14, x10, x6, &x3, x15, x11, 7)
+            step2(&x2, x14, x10, &x7, x3, x15, 9)
+            step2(&x6, x2, x14, &x11, x7, x3, 13)
+            step2(&x10, x6, x2, &x15, x11, x7, 18)
+            // Row round: (x0, x1, x2, x3), (x5, x6, x7, x4), (x10, x11, x8, x9), (x15, x12, x13, x14).
+            step2(&x1, x0, x3, &x6, x5, x4, 7)
+            step2(&x2, x1, x0, &x7, x6, x5, 9)
+            step2(&x3, x2, x1, &x4, x7, x6, 13)
+            step2(&x0, x3, x2, &x5, x4, x7, 18)
+            step2(&x11, x10, x9, &x12, x15, x14, 7)
+            step2(&x8, x11, x10, &x13, x12, x15, 9)
+            step2(&x9, x8, x11, &x14, x13, x12, 13)
+            step2(&x10, x9, x8, &x15, x14, x13, 18)
             r &+= 1
         }
         x0 &+= i0; x1 &+= i1; x2 &+= i2; x3 &+= i3; x4 &+= i4; x5 &+= i5; x6 &+= i6; x7 &+= i7
