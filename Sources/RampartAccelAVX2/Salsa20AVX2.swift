@@ -48,6 +48,96 @@ func xor32(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: In
     dst.storeBytes(of: src.loadUnaligned(fromByteOffset: offset, as: W8.self) ^ k, toByteOffset: offset, as: W8.self)
 }
 
+/// The sixteen state vectors of eight blocks.
+struct Lanes8 {
+    var x0: W8, x1: W8, x2: W8, x3: W8, x4: W8, x5: W8, x6: W8, x7: W8
+    var x8: W8, x9: W8, x10: W8, x11: W8, x12: W8, x13: W8, x14: W8, x15: W8
+}
+
+/// One Salsa20 double round on eight blocks.
+@_transparent
+func doubleRound(_ s: inout Lanes8) {
+    var x0 = s.x0, x1 = s.x1, x2 = s.x2, x3 = s.x3, x4 = s.x4, x5 = s.x5, x6 = s.x6, x7 = s.x7
+    var x8 = s.x8, x9 = s.x9, x10 = s.x10, x11 = s.x11, x12 = s.x12, x13 = s.x13, x14 = s.x14, x15 = s.x15
+    // Column round: quarter-rounds (x0, x4, x8, x12), (x5, x9, x13, x1), (x10, x14, x2, x6),
+    // (x15, x3, x7, x11), two at a time, step by step.
+    step2(&x4, x0, x12, &x9, x5, x1, 7)
+    step2(&x8, x4, x0, &x13, x9, x5, 9)
+    step2(&x12, x8, x4, &x1, x13, x9, 13)
+    step2(&x0, x12, x8, &x5, x1, x13, 18)
+    step2(&x14, x10, x6, &x3, x15, x11, 7)
+    step2(&x2, x14, x10, &x7, x3, x15, 9)
+    step2(&x6, x2, x14, &x11, x7, x3, 13)
+    step2(&x10, x6, x2, &x15, x11, x7, 18)
+    // Row round: (x0, x1, x2, x3), (x5, x6, x7, x4), (x10, x11, x8, x9), (x15, x12, x13, x14).
+    step2(&x1, x0, x3, &x6, x5, x4, 7)
+    step2(&x2, x1, x0, &x7, x6, x5, 9)
+    step2(&x3, x2, x1, &x4, x7, x6, 13)
+    step2(&x0, x3, x2, &x5, x4, x7, 18)
+    step2(&x11, x10, x9, &x12, x15, x14, 7)
+    step2(&x8, x11, x10, &x13, x12, x15, 9)
+    step2(&x9, x8, x11, &x14, x13, x12, 13)
+    step2(&x10, x9, x8, &x15, x14, x13, 18)
+    s = Lanes8(x0: x0, x1: x1, x2: x2, x3: x3, x4: x4, x5: x5, x6: x6, x7: x7,
+               x8: x8, x9: x9, x10: x10, x11: x11, x12: x12, x13: x13, x14: x14, x15: x15)
+}
+
+/// The input block broadcast to all lanes, and the lane counters of a group.
+struct Input8 {
+    var i0: W8, i1: W8, i2: W8, i3: W8, i4: W8, i5: W8, i6: W8, i7: W8
+    var i10: W8, i11: W8, i12: W8, i13: W8, i14: W8, i15: W8
+
+    @_transparent
+    init(_ state: UnsafeRawPointer) {
+        func w(_ i: Int) -> W8 { W8(repeating: state.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
+        i0 = w(0); i1 = w(1); i2 = w(2); i3 = w(3); i4 = w(4); i5 = w(5); i6 = w(6); i7 = w(7)
+        i10 = w(10); i11 = w(11); i12 = w(12); i13 = w(13); i14 = w(14); i15 = w(15)
+    }
+
+    /// Words 8 and 9 of blocks `counter ... counter + 7` (the carry into word 9 per lane).
+    @_transparent
+    static func counters(_ counter: UInt64) -> (W8, W8) {
+        let lo = UInt32(truncatingIfNeeded: counter)
+        let c8 = W8(repeating: lo) &+ W8(0, 1, 2, 3, 4, 5, 6, 7)
+        let c9 = W8(repeating: UInt32(truncatingIfNeeded: counter >> 32))
+            &+ W8(repeating: 0).replacing(with: 1, where: c8 .< W8(repeating: lo))
+        return (c8, c9)
+    }
+
+    @_transparent
+    func start(_ c8: W8, _ c9: W8) -> Lanes8 {
+        Lanes8(x0: i0, x1: i1, x2: i2, x3: i3, x4: i4, x5: i5, x6: i6, x7: i7,
+               x8: c8, x9: c9, x10: i10, x11: i11, x12: i12, x13: i13, x14: i14, x15: i15)
+    }
+}
+
+/// Feed-forward addition, transposition, and `dst[0..<512] = src[0..<512] ^ keystream`.
+@_transparent
+func finish(_ s: Lanes8, _ i: Input8, _ c8: W8, _ c9: W8, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer) {
+    // Words 0...7 of every block.
+    let (a0, a1, a2, a3) = transpose(s.x0 &+ i.i0, s.x1 &+ i.i1, s.x2 &+ i.i2, s.x3 &+ i.i3)
+    let (b0, b1, b2, b3) = transpose(s.x4 &+ i.i4, s.x5 &+ i.i5, s.x6 &+ i.i6, s.x7 &+ i.i7)
+    xor32(src, dst, 0, W8(lowHalf: a0.lowHalf, highHalf: b0.lowHalf))
+    xor32(src, dst, 64, W8(lowHalf: a1.lowHalf, highHalf: b1.lowHalf))
+    xor32(src, dst, 128, W8(lowHalf: a2.lowHalf, highHalf: b2.lowHalf))
+    xor32(src, dst, 192, W8(lowHalf: a3.lowHalf, highHalf: b3.lowHalf))
+    xor32(src, dst, 256, W8(lowHalf: a0.highHalf, highHalf: b0.highHalf))
+    xor32(src, dst, 320, W8(lowHalf: a1.highHalf, highHalf: b1.highHalf))
+    xor32(src, dst, 384, W8(lowHalf: a2.highHalf, highHalf: b2.highHalf))
+    xor32(src, dst, 448, W8(lowHalf: a3.highHalf, highHalf: b3.highHalf))
+    // Words 8...15.
+    let (c0, c1, c2, c3) = transpose(s.x8 &+ c8, s.x9 &+ c9, s.x10 &+ i.i10, s.x11 &+ i.i11)
+    let (d0, d1, d2, d3) = transpose(s.x12 &+ i.i12, s.x13 &+ i.i13, s.x14 &+ i.i14, s.x15 &+ i.i15)
+    xor32(src, dst, 32, W8(lowHalf: c0.lowHalf, highHalf: d0.lowHalf))
+    xor32(src, dst, 96, W8(lowHalf: c1.lowHalf, highHalf: d1.lowHalf))
+    xor32(src, dst, 160, W8(lowHalf: c2.lowHalf, highHalf: d2.lowHalf))
+    xor32(src, dst, 224, W8(lowHalf: c3.lowHalf, highHalf: d3.lowHalf))
+    xor32(src, dst, 288, W8(lowHalf: c0.highHalf, highHalf: d0.highHalf))
+    xor32(src, dst, 352, W8(lowHalf: c1.highHalf, highHalf: d1.highHalf))
+    xor32(src, dst, 416, W8(lowHalf: c2.highHalf, highHalf: d2.highHalf))
+    xor32(src, dst, 480, W8(lowHalf: c3.highHalf, highHalf: d3.highHalf))
+}
+
 /// XORs `groups` × 512 bytes of Salsa20/20 keystream from `src` into `dst` (the same buffer or
 /// disjoint ones).
 ///
@@ -57,75 +147,135 @@ func xor32(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: In
 @inline(never)
 public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
                            _ groups: Int) {
-    @inline(__always) func w(_ i: Int) -> W8 { W8(repeating: state.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
-    let i0 = w(0), i1 = w(1), i2 = w(2), i3 = w(3), i4 = w(4), i5 = w(5), i6 = w(6), i7 = w(7)
-    let i10 = w(10), i11 = w(11), i12 = w(12), i13 = w(13), i14 = w(14), i15 = w(15)
+    let input = Input8(state)
     var counter = UInt64(state.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
         | UInt64(state.loadUnaligned(fromByteOffset: 36, as: UInt32.self)) << 32
     var src = src
     var dst = dst
     var g = 0
     while g < groups {
-        let lo = UInt32(truncatingIfNeeded: counter)
-        let c8 = W8(repeating: lo) &+ W8(0, 1, 2, 3, 4, 5, 6, 7)
-        let c9 = W8(repeating: UInt32(truncatingIfNeeded: counter >> 32))
-            &+ W8(repeating: 0).replacing(with: 1, where: c8 .< W8(repeating: lo))
-        var x0 = i0, x1 = i1, x2 = i2, x3 = i3, x4 = i4, x5 = i5, x6 = i6, x7 = i7
-        var x8 = c8, x9 = c9, x10 = i10, x11 = i11, x12 = i12, x13 = i13, x14 = i14, x15 = i15
+        let (c8, c9) = Input8.counters(counter)
+        var s = input.start(c8, c9)
         var r = 0
         while r < 10 {
-            // Column round: quarter-rounds (x0, x4, x8, x12), (x5, x9, x13, x1), (x10, x14, x2, x6),
-            // (x15, x3, x7, x11), two at a time, step by step.
-            step2(&x4, x0, x12, &x9, x5, x1, 7)
-            step2(&x8, x4, x0, &x13, x9, x5, 9)
-            step2(&x12, x8, x4, &x1, x13, x9, 13)
-            step2(&x0, x12, x8, &x5, x1, x13, 18)
-            step2(&x14, x10, x6, &x3, x15, x11, 7)
-            step2(&x2, x14, x10, &x7, x3, x15, 9)
-            step2(&x6, x2, x14, &x11, x7, x3, 13)
-            step2(&x10, x6, x2, &x15, x11, x7, 18)
-            // Row round: (x0, x1, x2, x3), (x5, x6, x7, x4), (x10, x11, x8, x9), (x15, x12, x13, x14).
-            step2(&x1, x0, x3, &x6, x5, x4, 7)
-            step2(&x2, x1, x0, &x7, x6, x5, 9)
-            step2(&x3, x2, x1, &x4, x7, x6, 13)
-            step2(&x0, x3, x2, &x5, x4, x7, 18)
-            step2(&x11, x10, x9, &x12, x15, x14, 7)
-            step2(&x8, x11, x10, &x13, x12, x15, 9)
-            step2(&x9, x8, x11, &x14, x13, x12, 13)
-            step2(&x10, x9, x8, &x15, x14, x13, 18)
+            doubleRound(&s)
             r &+= 1
         }
-        x0 &+= i0; x1 &+= i1; x2 &+= i2; x3 &+= i3; x4 &+= i4; x5 &+= i5; x6 &+= i6; x7 &+= i7
-        x8 &+= c8; x9 &+= c9; x10 &+= i10; x11 &+= i11; x12 &+= i12; x13 &+= i13; x14 &+= i14; x15 &+= i15
-
-        // Words 0...7 of every block.
-        let (a0, a1, a2, a3) = transpose(x0, x1, x2, x3)
-        let (b0, b1, b2, b3) = transpose(x4, x5, x6, x7)
-        xor32(src, dst, 0, W8(lowHalf: a0.lowHalf, highHalf: b0.lowHalf))
-        xor32(src, dst, 64, W8(lowHalf: a1.lowHalf, highHalf: b1.lowHalf))
-        xor32(src, dst, 128, W8(lowHalf: a2.lowHalf, highHalf: b2.lowHalf))
-        xor32(src, dst, 192, W8(lowHalf: a3.lowHalf, highHalf: b3.lowHalf))
-        xor32(src, dst, 256, W8(lowHalf: a0.highHalf, highHalf: b0.highHalf))
-        xor32(src, dst, 320, W8(lowHalf: a1.highHalf, highHalf: b1.highHalf))
-        xor32(src, dst, 384, W8(lowHalf: a2.highHalf, highHalf: b2.highHalf))
-        xor32(src, dst, 448, W8(lowHalf: a3.highHalf, highHalf: b3.highHalf))
-        // Words 8...15.
-        let (c0, c1, c2, c3) = transpose(x8, x9, x10, x11)
-        let (d0, d1, d2, d3) = transpose(x12, x13, x14, x15)
-        xor32(src, dst, 32, W8(lowHalf: c0.lowHalf, highHalf: d0.lowHalf))
-        xor32(src, dst, 96, W8(lowHalf: c1.lowHalf, highHalf: d1.lowHalf))
-        xor32(src, dst, 160, W8(lowHalf: c2.lowHalf, highHalf: d2.lowHalf))
-        xor32(src, dst, 224, W8(lowHalf: c3.lowHalf, highHalf: d3.lowHalf))
-        xor32(src, dst, 288, W8(lowHalf: c0.highHalf, highHalf: d0.highHalf))
-        xor32(src, dst, 352, W8(lowHalf: c1.highHalf, highHalf: d1.highHalf))
-        xor32(src, dst, 416, W8(lowHalf: c2.highHalf, highHalf: d2.highHalf))
-        xor32(src, dst, 480, W8(lowHalf: c3.highHalf, highHalf: d3.highHalf))
-
+        finish(s, input, c8, c9, src, dst)
         counter &+= 8
         src += 512
         dst += 512
         g &+= 1
     }
+    state.storeBytes(of: UInt32(truncatingIfNeeded: counter), toByteOffset: 32, as: UInt32.self)
+    state.storeBytes(of: UInt32(truncatingIfNeeded: counter >> 32), toByteOffset: 36, as: UInt32.self)
+}
+
+// MARK: - Salsa20 stitched with Poly1305 (secretbox)
+//
+// Salsa20 keeps the vector units busy and leaves the scalar multiplier idle; Poly1305 is one long
+// chain of scalar multiplications and leaves the vector units idle. Running both in one loop, with
+// three Poly1305 blocks written into every double round, lets the out-of-order core overlap them:
+// a secretbox costs about as much as the slower of the two instead of their sum.
+
+/// A carry bit as a word, without a select (LLVM turns `c ? 1 : 0` on carries into jumps).
+@_transparent func bit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
+
+/// `a + b + carry` and the carry out.
+@_transparent func adc(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
+    let (s1, o1) = a.addingReportingOverflow(b)
+    let (s2, o2) = s1.addingReportingOverflow(carry)
+    return (s2, bit(o1) | bit(o2))
+}
+
+/// The 128-bit product of two words. (`multipliedFullWidth` stayed a call in this module.)
+@_transparent func mul64(_ a: UInt64, _ b: UInt64) -> (high: UInt64, low: UInt64) {
+    let p = Builtin.mul_Int128(Builtin.zext_Int64_Int128(a._value), Builtin.zext_Int64_Int128(b._value))
+    let shift = Builtin.zext_Int64_Int128(UInt64(64)._value)
+    return (UInt64(Builtin.trunc_Int128_Int64(Builtin.lshr_Int128(p, shift))), UInt64(Builtin.trunc_Int128_Int64(p)))
+}
+
+/// The Poly1305 accumulator and clamped key, radix 2^64 (Rampart's MAC/Poly1305.swift has the bounds).
+struct PolyState {
+    var h0: UInt64, h1: UInt64, h2: UInt64
+    let r0: UInt64, r1: UInt64, s1: UInt64
+
+    /// h = (h + m + 2^128) · r, partially reduced (h2 ≤ 4), for the 16-byte block at `p`.
+    @_transparent
+    mutating func block(_ p: UnsafeRawPointer) {
+        var c: UInt64
+        (h0, c) = adc(h0, UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)), 0)
+        (h1, c) = adc(h1, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), c)
+        h2 = h2 &+ 1 &+ c
+        let a = mul64(h0, r0)
+        let b = mul64(h1, s1)
+        let (d0lo, c0) = adc(a.low, b.low, 0)
+        let d0hi = a.high &+ b.high &+ c0
+        let e = mul64(h0, r1)
+        let f = mul64(h1, r0)
+        let (e1, c1) = adc(e.low, f.low, 0)
+        let (e2, c2) = adc(e1, h2 &* s1, 0)
+        let (d1lo, c3) = adc(e2, d0hi, 0)
+        let d1hi = e.high &+ f.high &+ c1 &+ c2 &+ c3
+        let d2 = h2 &* r0 &+ d1hi
+        let fold = (d2 & ~3) &+ (d2 >> 2)
+        (h0, c) = adc(d0lo, fold, 0)
+        (h1, c) = adc(d1lo, 0, c)
+        h2 = (d2 & 3) &+ c
+    }
+}
+
+/// Salsa20/20 over `groups` × 512 bytes, stitched with Poly1305 over 512 bytes per group.
+///
+/// Keystream: as ``salsa20XORAVX2(_:_:_:_:)``, except that `src` advances by `srcStride` per group
+/// (0 with a 512-byte zero buffer writes the bare keystream). MAC: during group `g ≥ macLag` the 32
+/// blocks at `mac + 512 · (g − macLag)` are absorbed into the Poly1305 state `poly` (r0, r1, s1, h0,
+/// h1, h2; the accumulator is updated), every block with the 2^128 bit. `macLag` 1 authenticates the
+/// ciphertext this call writes, one group behind (seal); 0 authenticates an independent buffer
+/// (open). The caller must have checked that the CPU has AVX2.
+@inline(never)
+public func salsa20XORPoly1305AVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
+                                   _ dst: UnsafeMutableRawPointer, _ groups: Int,
+                                   _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int) {
+    let input = Input8(state)
+    var counter = UInt64(state.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
+        | UInt64(state.loadUnaligned(fromByteOffset: 36, as: UInt32.self)) << 32
+    var ps = PolyState(h0: poly[3], h1: poly[4], h2: poly[5], r0: poly[0], r1: poly[1], s1: poly[2])
+    var src = src
+    var dst = dst
+    var m = mac
+    var g = 0
+    while g < groups {
+        let (c8, c9) = Input8.counters(counter)
+        var s = input.start(c8, c9)
+        if g >= macLag {
+            // 30 MAC blocks inside the rounds, 2 after them.
+            var r = 0
+            while r < 10 {
+                ps.block(m)
+                doubleRound(&s)
+                ps.block(m + 16)
+                ps.block(m + 32)
+                m += 48
+                r &+= 1
+            }
+            ps.block(m)
+            ps.block(m + 16)
+            m += 32
+        } else {
+            var r = 0
+            while r < 10 {
+                doubleRound(&s)
+                r &+= 1
+            }
+        }
+        finish(s, input, c8, c9, src, dst)
+        counter &+= 8
+        src += srcStride
+        dst += 512
+        g &+= 1
+    }
+    poly[3] = ps.h0; poly[4] = ps.h1; poly[5] = ps.h2
     state.storeBytes(of: UInt32(truncatingIfNeeded: counter), toByteOffset: 32, as: UInt32.self)
     state.storeBytes(of: UInt32(truncatingIfNeeded: counter >> 32), toByteOffset: 36, as: UInt32.self)
 }

@@ -100,6 +100,20 @@ struct Poly1305State {
     }
 }
 
+extension Poly1305State {
+    /// Hands the accumulator and key to a stitched kernel as six words (r0, r1, s1, h0, h1, h2)
+    /// and takes the accumulator back. There must be no partial block buffered.
+    mutating func stitched(_ x: inout SIMD16<UInt32>,
+                           _ body: (UnsafeMutableRawPointer, UnsafeMutablePointer<UInt64>) -> Void) {
+        var words = SIMD8<UInt64>(r0, r1, s1, h0, h1, h2, 0, 0)
+        withUnsafeMutableBytes(of: &x) { xs in
+            withUnsafeMutableBytes(of: &words) { w in body(xs.baseAddress!, w.baseAddress!.assumingMemoryBound(to: UInt64.self)) }
+        }
+        h0 = words[3]; h1 = words[4]; h2 = words[5]
+        wipe(&words)
+    }
+}
+
 /// A carry bit as a word, without a select: LLVM turned `c ? 1 : 0` on these carries into
 /// conditional jumps (secret-dependent branches, mispredicted half of the time on random data).
 @inline(__always) func bit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }

@@ -6,7 +6,10 @@
 // Open: the tag is checked (constant time) over the ciphertext before a single byte is decrypted.
 //
 // Seal encrypts and authenticates in chunks of `secretBoxChunk` bytes so that each chunk of
-// ciphertext is still in the L1 cache when Poly1305 reads it.
+// ciphertext is still in the L1 cache when Poly1305 reads it. With AVX2 the bulk runs in one stitched
+// kernel (RampartAccelAVX2/Salsa20AVX2.swift) that overlaps the two.
+
+internal import RampartAccelAVX2
 
 /// Ciphertext bytes per encrypt-then-MAC step of a seal (a multiple of 64).
 let secretBoxChunk = 4096
@@ -300,6 +303,17 @@ func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
         }
         mac.update(dst, head)
         var off = head
+        #if arch(x86_64)
+        // AVX2: Salsa20 and Poly1305 stitched in one loop, the MAC one 512-byte group behind.
+        let groups = (count - head) >> 9
+        if hardware && salsa20HasAVX2 && groups >= 2 {
+            mac.stitched(&x) { xs, ps in
+                salsa20XORPoly1305AVX2(xs, src + head, 512, dst + head, groups, ps, UnsafeRawPointer(dst + head), 1)
+            }
+            off = head + 512 * groups
+            mac.update(dst + off - 512, 512)
+        }
+        #endif
         while off < count {
             let n = min(secretBoxChunk, count - off)
             salsa20XOR(&x, src + off, dst + off, n, hardware: hardware)
@@ -321,6 +335,37 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
     withScratch { scratch in
         var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
         var mac = Poly1305State(key: scratch)
+        #if arch(x86_64)
+        // AVX2 with a separate output buffer: one stitched pass authenticates the ciphertext and
+        // writes the bare keystream (not plaintext) to `dst`; the plaintext is formed only after the
+        // tag has verified. (In place, the keystream has nowhere to go: two passes.)
+        let groups = count > 32 ? (count - 32) >> 9 : 0
+        if hardware && salsa20HasAVX2 && groups >= 2 && UnsafeRawPointer(dst) != src {
+            let zeros = UnsafeRawPointer(scratch + 128)  // 512 zero bytes of the scratch space
+            mac.stitched(&x) { xs, ps in
+                salsa20XORPoly1305AVX2(xs, zeros, 0, dst + 32, groups, ps, src, 0)
+            }
+            let streamed = 512 * groups
+            mac.update(src + streamed, count - streamed)
+            mac.finalize(into: scratch + 64)
+            wipe(&mac)
+            let ok = ConstantTime.equals(UnsafeRawBufferPointer(start: scratch + 64, count: 16),
+                                         UnsafeRawBufferPointer(start: tag, count: 16))
+            if ok {
+                for i in 0..<32 {
+                    dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
+                                   toByteOffset: i, as: UInt8.self)
+                }
+                xorInto(dst + 32, src + 32, streamed)
+                let off = 32 + streamed
+                if count > off { salsa20XOR(&x, src + off, dst + off, count - off, hardware: hardware) }
+            } else {
+                secureZero(UnsafeMutableRawBufferPointer(start: dst + 32, count: streamed))
+            }
+            wipe(&x)
+            return ok
+        }
+        #endif
         mac.update(src, count)
         mac.finalize(into: scratch + 64)
         wipe(&mac)
@@ -336,5 +381,21 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
         }
         wipe(&x)
         return ok
+    }
+}
+
+/// `dst[i] ^= src[i]` for `count` bytes (16 at a time).
+@inline(never)
+func xorInto(_ dst: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ count: Int) {
+    var i = 0
+    while i + 16 <= count {
+        let v = dst.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self) ^ src.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        dst.storeBytes(of: v, toByteOffset: i, as: SIMD16<UInt8>.self)
+        i += 16
+    }
+    while i < count {
+        dst.storeBytes(of: dst.load(fromByteOffset: i, as: UInt8.self) ^ src.load(fromByteOffset: i, as: UInt8.self),
+                       toByteOffset: i, as: UInt8.self)
+        i += 1
     }
 }
