@@ -45,6 +45,7 @@ enum SharedVectors {
             }
         }
         out += try extraRFCStandard(name, d, options)
+        out += try aesRFCStandard(name, d)
         return out
     }
 

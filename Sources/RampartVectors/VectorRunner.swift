@@ -87,7 +87,7 @@ public enum VectorRunner {
         ("blake2/pycryptodome-blake2b-tv1.txt", SharedVectors.blake2bChains),
         ("blake2/pycryptodome-blake2b-tv2.txt", SharedVectors.blake2bChains),
         ("nacl_classic.json", SharedVectors.naclClassic),
-    ] }
+    ] + SharedVectors.aesRunners }
 
     /// Runs one file. Our own files carry a `"kind"` field; shared files are recognised by name.
     public static func run(file path: String, options: VectorOptions = VectorOptions()) throws -> [VectorResult] {
@@ -126,6 +126,7 @@ public enum VectorRunner {
         "hsalsa20": OwnVectors.hsalsa20Case,
         "poly1305": OwnVectors.poly1305Case,
         "secretbox": OwnVectors.secretboxCase,
+        "aes": OwnVectors.aesCase,
     ] }
 }
 
