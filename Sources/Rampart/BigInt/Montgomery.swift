@@ -1,0 +1,320 @@
+// Montgomery arithmetic modulo an odd modulus: the context (`Modulus`), the CIOS multiplication
+// kernel, a constant-time fixed-window exponentiation for secret exponents and a sliding-window one
+// for public exponents. Modelled on Go's crypto/internal/fips140/bigmod (nat.go): values whose limb
+// count may leak but whose contents never do.
+//
+// Representation: every residue is an n-limb buffer (n = the modulus's limb count) holding a value
+// in [0, m). Montgomery form of x is x·R mod m with R = 2^(64n).
+
+/// An odd modulus `m > 1` with its Montgomery constants, for modular multiplication and
+/// exponentiation.
+///
+/// Building one costs a division (for `R² mod m`); keep it when doing several operations with one
+/// modulus. The modulus itself is public: its size and value may influence timing; exponents passed
+/// to ``constantTimePower(_:_:)`` never do (beyond their limb count).
+public struct Modulus: Sendable {
+    /// The modulus `m`.
+    public let value: BigUInt
+    /// The limbs of `m` (exactly `limbCount` of them).
+    @usableFromInline let m: [UInt64]
+    /// The number of 64-bit limbs of `m`.
+    public let limbCount: Int
+    /// `-m⁻¹ mod 2⁶⁴`.
+    @usableFromInline let m0inv: UInt64
+    /// `R² mod m` (n limbs).
+    @usableFromInline let rr: [UInt64]
+    /// `R mod m`, the Montgomery form of 1 (n limbs).
+    @usableFromInline let one: [UInt64]
+
+    /// Prepares Montgomery arithmetic modulo `m`.
+    ///
+    /// - Throws: ``RampartError/invalidModulus`` when `m` is even, zero or one.
+    public init(_ m: BigUInt) throws(RampartError) {
+        guard m.isOdd, m.bitWidth > 1 else { throw .invalidModulus }
+        value = m
+        self.m = m.limbs
+        let n = m.limbs.count
+        limbCount = n
+        // Newton iteration for m0^-1 mod 2^64: each step doubles the number of correct bits (x = m0
+        // is right to 3 bits for odd m0).
+        let m0 = m.limbs[0]
+        var x = m0
+        for _ in 0..<5 { x = x &* (2 &- m0 &* x) }
+        m0inv = 0 &- x
+        let r2 = (BigUInt(1) << (128 * n))
+        rr = Modulus.padded(try r2.remainder(dividingBy: m), n)
+        one = Modulus.padded(try (BigUInt(1) << (64 * n)).remainder(dividingBy: m), n)
+    }
+
+    @usableFromInline static func padded(_ x: BigUInt, _ n: Int) -> [UInt64] {
+        var l = x.limbs
+        if l.count < n { l += [UInt64](repeating: 0, count: n - l.count) }
+        return l
+    }
+
+    /// The bit length of the modulus.
+    public var bitWidth: Int { value.bitWidth }
+
+    /// `x mod m` (variable time in `x`).
+    public func reduce(_ x: BigUInt) -> BigUInt {
+        (try? x.remainder(dividingBy: value)) ?? BigUInt()
+    }
+
+    /// `a · b mod m` (inputs reduced first).
+    public func multiply(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
+        let ra = Modulus.padded(reduce(a), limbCount), rb = Modulus.padded(reduce(b), limbCount)
+        var out = [UInt64](repeating: 0, count: limbCount)
+        withWorkspace(limbs: 3 * limbCount + 2) { ws in
+            let t = ws, tmp = ws + limbCount + 2
+            ra.withUnsafeBufferPointer { pa in rb.withUnsafeBufferPointer { pb in
+                rr.withUnsafeBufferPointer { prr in out.withUnsafeMutableBufferPointer { po in
+                    m.withUnsafeBufferPointer { pm in
+                        let n = limbCount
+                        Montgomery.mul(tmp, pa.baseAddress!, pb.baseAddress!, pm.baseAddress!, n, m0inv, t)  // a·b/R
+                        Montgomery.mul(po.baseAddress!, tmp, prr.baseAddress!, pm.baseAddress!, n, m0inv, t) // a·b
+                    }
+                } }
+            } }
+        }
+        return BigUInt(limbs: out)
+    }
+
+    /// `base^exponent mod m` in time independent of the exponent's value (only its limb count,
+    /// `exponent.limbCount`, and the modulus may show). Fixed 4- or 5-bit window; every table entry
+    /// is read for every window, selected with masks. Use this for secret exponents.
+    ///
+    /// The base is reduced with a variable-time division when it is not below `m`.
+    public func constantTimePower(_ base: BigUInt, _ exponent: BigUInt) -> BigUInt {
+        let b = Modulus.padded(reduce(base), limbCount)
+        var out = [UInt64](repeating: 0, count: limbCount)
+        exponent.limbs.withUnsafeBufferPointer { e in
+            b.withUnsafeBufferPointer { pb in
+                out.withUnsafeMutableBufferPointer { po in
+                    powerCT(po.baseAddress!, pb.baseAddress!, e.baseAddress, e.count)
+                }
+            }
+        }
+        return BigUInt(limbs: out)
+    }
+
+    /// `base^exponent mod m` with a sliding window, in time that depends on the exponent: only for
+    /// public exponents (RSA e, Miller-Rabin's odd part of n - 1).
+    public func publicPower(_ base: BigUInt, _ exponent: BigUInt) -> BigUInt {
+        let b = Modulus.padded(reduce(base), limbCount)
+        var out = [UInt64](repeating: 0, count: limbCount)
+        exponent.limbs.withUnsafeBufferPointer { e in
+            b.withUnsafeBufferPointer { pb in
+                out.withUnsafeMutableBufferPointer { po in
+                    powerVT(po.baseAddress!, pb.baseAddress!, e.baseAddress, e.count, montgomeryOut: false)
+                }
+            }
+        }
+        return BigUInt(limbs: out)
+    }
+
+    // MARK: Limb-level operations (n-limb buffers)
+
+    /// Runs `body` with a zeroed heap buffer of `limbs` 64-bit words, wiped and freed afterwards.
+    @usableFromInline func withWorkspace<R>(limbs count: Int, _ body: (UnsafeMutablePointer<UInt64>) -> R) -> R {
+        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
+        p.initialize(repeating: 0, count: count)
+        defer {
+            secureZero(UnsafeMutableRawBufferPointer(start: p, count: count * 8))
+            p.deallocate()
+        }
+        return body(p)
+    }
+
+    /// The Montgomery window width for an exponent of `limbs` limbs.
+    static func window(forExponentLimbs limbs: Int) -> Int { limbs > 8 ? 5 : 4 }
+
+    /// `out = base^exp mod m`, constant time in the exponent bits. `base` is n limbs and `< m`;
+    /// `out` may alias `base`.
+    func powerCT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
+                 _ exp: UnsafePointer<UInt64>?, _ expLimbs: Int) {
+        let n = limbCount
+        guard let exp, expLimbs > 0 else {
+            // x^0 = 1 (m > 1).
+            out.update(repeating: 0, count: n)
+            out[0] = 1
+            return
+        }
+        let w = Modulus.window(forExponentLimbs: expLimbs)
+        let size = 1 << w
+        // Layout: table (size·n) | acc (n) | sel (n) | t (n + 2)
+        withWorkspace(limbs: size * n + 3 * n + 2) { ws in
+            let table = ws, acc = ws + size * n, sel = acc + n, t = sel + n
+            m.withUnsafeBufferPointer { pmb in rr.withUnsafeBufferPointer { prr in one.withUnsafeBufferPointer { pone in
+                let pm = pmb.baseAddress!
+                table.update(from: pone.baseAddress!, count: n)
+                Montgomery.mul(table + n, base, prr.baseAddress!, pm, n, m0inv, t)  // x·R
+                for k in 2..<size {
+                    Montgomery.mul(table + k * n, table + (k - 1) * n, table + n, pm, n, m0inv, t)
+                }
+                let totalBits = expLimbs * 64
+                var pos = totalBits - (totalBits % w == 0 ? w : totalBits % w)
+                Montgomery.select(acc, table, size, n, Montgomery.bits(exp, pos, totalBits - pos))
+                while pos > 0 {
+                    pos -= w
+                    for _ in 0..<w { Montgomery.square(acc, acc, pm, n, m0inv, t) }
+                    Montgomery.select(sel, table, size, n, Montgomery.bits(exp, pos, w))
+                    Montgomery.mul(acc, acc, sel, pm, n, m0inv, t)
+                }
+                // Leave Montgomery form: acc · 1 / R.
+                sel.update(repeating: 0, count: n)
+                sel[0] = 1
+                Montgomery.mul(out, acc, sel, pm, n, m0inv, t)
+            } } }
+        }
+    }
+
+    /// `out = base^exp mod m` (or its Montgomery form when `montgomeryOut`), sliding window,
+    /// variable time. `base` is n limbs and `< m`; `out` may alias `base`.
+    func powerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
+                 _ exp: UnsafePointer<UInt64>?, _ expLimbs: Int, montgomeryOut: Bool) {
+        let n = limbCount
+        var el = expLimbs
+        if let exp { while el > 0 && exp[el - 1] == 0 { el -= 1 } }
+        guard let exp, el > 0 else {
+            if montgomeryOut {
+                one.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: n) }
+            } else {
+                out.update(repeating: 0, count: n)
+                out[0] = 1
+            }
+            return
+        }
+        let bits = el * 64 - exp[el - 1].leadingZeroBitCount
+        let w = bits > 256 ? 5 : bits > 32 ? 4 : 1
+        let odd = 1 << (w - 1)   // table of x, x^3, ..., x^(2^w - 1)
+        withWorkspace(limbs: odd * n + 3 * n + 2) { ws in
+            let table = ws, acc = ws + odd * n, x2 = acc + n, t = x2 + n
+            m.withUnsafeBufferPointer { pmb in rr.withUnsafeBufferPointer { prr in
+                let pm = pmb.baseAddress!
+                Montgomery.mul(table, base, prr.baseAddress!, pm, n, m0inv, t)
+                if odd > 1 {
+                    Montgomery.square(x2, table, pm, n, m0inv, t)
+                    for k in 1..<odd { Montgomery.mul(table + k * n, table + (k - 1) * n, x2, pm, n, m0inv, t) }
+                }
+                func bit(_ i: Int) -> Bool { (exp[i >> 6] >> UInt64(i & 63)) & 1 == 1 }
+                var i = bits - 1
+                var started = false
+                while i >= 0 {
+                    if !bit(i) {
+                        Montgomery.square(acc, acc, pm, n, m0inv, t)  // started is true here (top bit is 1)
+                        i -= 1
+                        continue
+                    }
+                    var l = Swift.max(i - w + 1, 0)
+                    while !bit(l) { l += 1 }
+                    var v = 0
+                    for k in stride(from: i, through: l, by: -1) { v = v << 1 | (bit(k) ? 1 : 0) }
+                    if started {
+                        for _ in 0...(i - l) { Montgomery.square(acc, acc, pm, n, m0inv, t) }
+                        Montgomery.mul(acc, acc, table + (v >> 1) * n, pm, n, m0inv, t)
+                    } else {
+                        acc.update(from: table + (v >> 1) * n, count: n)
+                        started = true
+                    }
+                    i = l - 1
+                }
+                if montgomeryOut {
+                    out.update(from: acc, count: n)
+                } else {
+                    x2.update(repeating: 0, count: n)
+                    x2[0] = 1
+                    Montgomery.mul(out, acc, x2, pm, n, m0inv, t)
+                }
+            } }
+        }
+    }
+}
+
+/// The Montgomery kernels on raw limb buffers.
+@usableFromInline
+enum Montgomery {
+    /// `w` bits of `exp` starting at bit `pos` (bits beyond `totalBits` read as 0). Positions are
+    /// public; the bits are not, and nothing branches on them.
+    @inline(__always)
+    static func bits(_ exp: UnsafePointer<UInt64>, _ pos: Int, _ w: Int) -> Int {
+        let li = pos >> 6, sh = UInt64(pos & 63)
+        var v = exp[li] >> sh
+        // The window may straddle two limbs; callers keep pos + w within the exponent's limbs.
+        if sh != 0, Int(sh) + w > 64, (pos + w - 1) >> 6 > li { v |= exp[li + 1] << (64 - sh) }
+        return Int(truncatingIfNeeded: v & ((1 << UInt64(w)) - 1))
+    }
+
+    /// `out = table[index]` reading every entry (constant time in `index`).
+    @inline(__always)
+    static func select(_ out: UnsafeMutablePointer<UInt64>, _ table: UnsafePointer<UInt64>, _ size: Int, _ n: Int, _ index: Int) {
+        out.update(repeating: 0, count: n)
+        for k in 0..<size {
+            let mask = ConstantTime.isZeroMask(UInt64(truncatingIfNeeded: k ^ index))
+            let e = table + k * n
+            for j in 0..<n { out[j] |= e[j] & mask }
+        }
+    }
+
+    /// `r = a · a · R⁻¹ mod m`.
+    @inline(__always)
+    static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
+                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
+        mul(r, a, a, m, n, m0inv, t)
+    }
+
+    /// `r = a · b · R⁻¹ mod m`, fully reduced, for `a < R` and `b < m` (both n limbs). CIOS with
+    /// the two inner products fused into one loop; the final subtraction is masked (constant time).
+    /// `r` may alias `a` or `b`. `t` is scratch of n + 2 limbs.
+    @inline(never)
+    static func mul(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
+                    _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
+        t.update(repeating: 0, count: n)
+        var top: UInt64 = 0  // t[n]; t < 2m < 2R keeps it at 0 or 1
+        for i in 0..<n {
+            let bi = b[i]
+            // j = 0: the low word of t + a·bi + q·m is zero by the choice of q.
+            let p0 = a[0].multipliedFullWidth(by: bi)
+            let (s0, o0) = p0.low.addingReportingOverflow(t[0])
+            var c1 = p0.high &+ (o0 ? 1 : 0)
+            let q = s0 &* m0inv
+            let r0 = m[0].multipliedFullWidth(by: q)
+            let (_, o1) = r0.low.addingReportingOverflow(s0)
+            var c2 = r0.high &+ (o1 ? 1 : 0)
+            var j = 1
+            while j < n {
+                // t[j] + a[j]·bi + c1 ≤ 2^128 − 1 and u + m[j]·q + c2 ≤ 2^128 − 1: the carries fit.
+                let p = a[j].multipliedFullWidth(by: bi)
+                let (s1, oa) = p.low.addingReportingOverflow(t[j])
+                let (s2, ob) = s1.addingReportingOverflow(c1)
+                c1 = p.high &+ (oa ? 1 : 0) &+ (ob ? 1 : 0)
+                let pm = m[j].multipliedFullWidth(by: q)
+                let (u1, oc) = pm.low.addingReportingOverflow(s2)
+                let (u2, od) = u1.addingReportingOverflow(c2)
+                c2 = pm.high &+ (oc ? 1 : 0) &+ (od ? 1 : 0)
+                t[j - 1] = u2
+                j += 1
+            }
+            let (v1, oe) = top.addingReportingOverflow(c1)
+            let (v2, of) = v1.addingReportingOverflow(c2)
+            t[n - 1] = v2
+            top = (oe ? 1 : 0) &+ (of ? 1 : 0)
+        }
+        subtractIfAtLeast(r, t, top, m, n)
+    }
+
+    /// `r = (top:t) − m` when that is non-negative, else `t`, chosen with a mask. `(top:t) < 2m`.
+    @inline(__always)
+    static func subtractIfAtLeast(_ r: UnsafeMutablePointer<UInt64>, _ t: UnsafeMutablePointer<UInt64>, _ top: UInt64,
+                                  _ m: UnsafePointer<UInt64>, _ n: Int) {
+        var borrow: UInt64 = 0
+        for j in 0..<n {
+            let (d1, o1) = t[j].subtractingReportingOverflow(m[j])
+            let (d2, o2) = d1.subtractingReportingOverflow(borrow)
+            r[j] = d2
+            borrow = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+        }
+        // The subtraction went negative exactly when top < borrow (top, borrow ∈ {0, 1}).
+        let keepT = 0 &- ((~top & borrow) & 1)
+        for j in 0..<n { r[j] = ConstantTime.select(keepT, t[j], r[j]) }
+    }
+}
