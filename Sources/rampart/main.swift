@@ -4,6 +4,7 @@
 //   rampart hmac <sha1|sha256|sha512> --key HEX
 //   rampart kdf pbkdf2 --hash <sha1|sha256|sha512> --password-hex HEX --salt-hex HEX --iterations N --length N
 //   rampart kdf scrypt --password-hex HEX --salt-hex HEX --n N --r R --p P --length N
+//   rampart aes <ige|cbc|ctr>-<encrypt|decrypt> --key HEX --iv HEX | aes gcm-seal|gcm-open --key HEX --nonce HEX [--aad HEX]
 //   rampart secretbox seal|open --key HEX --nonce HEX
 //   rampart stream xsalsa20 --key HEX --nonce HEX
 //   rampart vectors [PATH...]
@@ -24,6 +25,7 @@ commands:
   hash <sha1|sha256|sha512|blake2b>   hash stdin, print lowercase hex
   hmac <sha1|sha256|sha512>           HMAC of stdin under --key HEX
   kdf pbkdf2 | kdf scrypt             derive a key from hex password and salt
+  aes <mode>-<encrypt|decrypt>        AES-IGE/CBC/CTR or gcm-seal/gcm-open of stdin (raw bytes)
   secretbox seal|open                 NaCl secretbox of stdin under --key HEX --nonce HEX (raw bytes)
   stream xsalsa20                     XSalsa20 keystream XOR of stdin under --key HEX --nonce HEX
   vectors [PATH...]                   run reference vector files, print pass/fail counts
@@ -56,6 +58,7 @@ case "--help", "-h", "help": print(topUsage)
 case "hash": hashCommand(arguments)
 case "hmac": hmacCommand(arguments)
 case "kdf": kdfCommand(arguments)
+case "aes": aesCommand(arguments)
 case "secretbox": secretboxCommand(arguments)
 case "stream": streamCommand(arguments)
 case "vectors": vectorsCommand(arguments)
