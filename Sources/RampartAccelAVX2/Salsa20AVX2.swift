@@ -11,7 +11,7 @@
 // quarter-rounds run two at a time, step by step, as libsodium pairs them. Helpers are `@_transparent`:
 // with `@inline(__always)` they stayed calls (one per rotation) in this large function. After the
 // rounds and the feed-forward addition, each group of four words is transposed inside the 128-bit halves
-// (vpunpck{l,h}{dq,qdq}) and two halves are joined per 32 output bytes (vperm2i128), as libsodium does.
+// (vpunpck{l,h}{dq,qdq}) and stored 16 bytes at a time, as libsodium does.
 
 import Swift
 
@@ -24,8 +24,10 @@ typealias W8 = SIMD8<UInt32>
 @_transparent
 func step2(_ b0: inout W8, _ a0: W8, _ d0: W8, _ b1: inout W8, _ a1: W8, _ d1: W8, _ n: UInt32) {
     let t0 = a0 &+ d0, t1 = a1 &+ d1
-    b0 ^= (t0 &<< n) | (t0 &>> (32 &- n))
-    b1 ^= (t1 &<< n) | (t1 &>> (32 &- n))
+    b0 ^= t0 &<< n
+    b1 ^= t1 &<< n
+    b0 ^= t0 &>> (32 &- n)
+    b1 ^= t1 &>> (32 &- n)
 }
 
 /// Transposes four word vectors inside each 128-bit half: lane half h of result k holds words
@@ -40,12 +42,6 @@ func transpose(_ a: W8, _ b: W8, _ c: W8, _ d: W8) -> (W8, W8, W8, W8) {
             W8(t0[2], t0[3], t2[2], t2[3], t0[6], t0[7], t2[6], t2[7]),
             W8(t1[0], t1[1], t3[0], t3[1], t1[4], t1[5], t3[4], t3[5]),
             W8(t1[2], t1[3], t3[2], t3[3], t1[6], t1[7], t3[6], t3[7]))
-}
-
-/// XORs 32 bytes at `offset` of `src` with `k` into `dst`.
-@_transparent
-func xor32(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: Int, _ k: W8) {
-    dst.storeBytes(of: src.loadUnaligned(fromByteOffset: offset, as: W8.self) ^ k, toByteOffset: offset, as: W8.self)
 }
 
 /// The sixteen state vectors of eight blocks.
@@ -111,31 +107,48 @@ struct Input8 {
     }
 }
 
+/// XORs 16 bytes at `offset` of `src` with `k` into `dst`.
+@_transparent
+func xor16(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: Int, _ k: SIMD4<UInt32>) {
+    dst.storeBytes(of: src.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt32>.self) ^ k, toByteOffset: offset,
+                   as: SIMD4<UInt32>.self)
+}
+
+/// Words 4q...4q+3 of the eight blocks: transposed inside the 128-bit halves, then stored 16 bytes at
+/// a time (the low half of result k is block k, the high half block k + 4), as libsodium does. Joining
+/// two halves into 32-byte stores instead let LLVM merge the shuffles of two transposes into about
+/// 250 blends and inserts per group.
+@_transparent
+func quad(_ a: W8, _ b: W8, _ c: W8, _ d: W8, _ q: Int, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
+          _ z: W8) {
+    // First unpack stage, then an addition of a zero LLVM cannot see: without that barrier it merged
+    // both stages and the half extraction into per-output blends and scalar inserts (~250 instructions).
+    let t0 = W8(a[0], b[0], a[1], b[1], a[4], b[4], a[5], b[5]) &+ z
+    let t1 = W8(a[2], b[2], a[3], b[3], a[6], b[6], a[7], b[7]) &+ z
+    let t2 = W8(c[0], d[0], c[1], d[1], c[4], d[4], c[5], d[5]) &+ z
+    let t3 = W8(c[2], d[2], c[3], d[3], c[6], d[6], c[7], d[7]) &+ z
+    let u0 = W8(t0[0], t0[1], t2[0], t2[1], t0[4], t0[5], t2[4], t2[5])
+    let u1 = W8(t0[2], t0[3], t2[2], t2[3], t0[6], t0[7], t2[6], t2[7])
+    let u2 = W8(t1[0], t1[1], t3[0], t3[1], t1[4], t1[5], t3[4], t3[5])
+    let u3 = W8(t1[2], t1[3], t3[2], t3[3], t1[6], t1[7], t3[6], t3[7])
+    xor16(src, dst, 16 * q, u0.lowHalf)
+    xor16(src, dst, 64 + 16 * q, u1.lowHalf)
+    xor16(src, dst, 128 + 16 * q, u2.lowHalf)
+    xor16(src, dst, 192 + 16 * q, u3.lowHalf)
+    xor16(src, dst, 256 + 16 * q, u0.highHalf)
+    xor16(src, dst, 320 + 16 * q, u1.highHalf)
+    xor16(src, dst, 384 + 16 * q, u2.highHalf)
+    xor16(src, dst, 448 + 16 * q, u3.highHalf)
+}
+
 /// Feed-forward addition, transposition, and `dst[0..<512] = src[0..<512] ^ keystream`.
 @_transparent
-func finish(_ s: Lanes8, _ i: Input8, _ c8: W8, _ c9: W8, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer) {
-    // Words 0...7 of every block.
-    let (a0, a1, a2, a3) = transpose(s.x0 &+ i.i0, s.x1 &+ i.i1, s.x2 &+ i.i2, s.x3 &+ i.i3)
-    let (b0, b1, b2, b3) = transpose(s.x4 &+ i.i4, s.x5 &+ i.i5, s.x6 &+ i.i6, s.x7 &+ i.i7)
-    xor32(src, dst, 0, W8(lowHalf: a0.lowHalf, highHalf: b0.lowHalf))
-    xor32(src, dst, 64, W8(lowHalf: a1.lowHalf, highHalf: b1.lowHalf))
-    xor32(src, dst, 128, W8(lowHalf: a2.lowHalf, highHalf: b2.lowHalf))
-    xor32(src, dst, 192, W8(lowHalf: a3.lowHalf, highHalf: b3.lowHalf))
-    xor32(src, dst, 256, W8(lowHalf: a0.highHalf, highHalf: b0.highHalf))
-    xor32(src, dst, 320, W8(lowHalf: a1.highHalf, highHalf: b1.highHalf))
-    xor32(src, dst, 384, W8(lowHalf: a2.highHalf, highHalf: b2.highHalf))
-    xor32(src, dst, 448, W8(lowHalf: a3.highHalf, highHalf: b3.highHalf))
-    // Words 8...15.
-    let (c0, c1, c2, c3) = transpose(s.x8 &+ c8, s.x9 &+ c9, s.x10 &+ i.i10, s.x11 &+ i.i11)
-    let (d0, d1, d2, d3) = transpose(s.x12 &+ i.i12, s.x13 &+ i.i13, s.x14 &+ i.i14, s.x15 &+ i.i15)
-    xor32(src, dst, 32, W8(lowHalf: c0.lowHalf, highHalf: d0.lowHalf))
-    xor32(src, dst, 96, W8(lowHalf: c1.lowHalf, highHalf: d1.lowHalf))
-    xor32(src, dst, 160, W8(lowHalf: c2.lowHalf, highHalf: d2.lowHalf))
-    xor32(src, dst, 224, W8(lowHalf: c3.lowHalf, highHalf: d3.lowHalf))
-    xor32(src, dst, 288, W8(lowHalf: c0.highHalf, highHalf: d0.highHalf))
-    xor32(src, dst, 352, W8(lowHalf: c1.highHalf, highHalf: d1.highHalf))
-    xor32(src, dst, 416, W8(lowHalf: c2.highHalf, highHalf: d2.highHalf))
-    xor32(src, dst, 480, W8(lowHalf: c3.highHalf, highHalf: d3.highHalf))
+func finish(_ s: Lanes8, _ i: Input8, _ c8: W8, _ c9: W8, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
+            _ z: W8) {
+    quad(s.x0 &+ i.i0, s.x1 &+ i.i1, s.x2 &+ i.i2, s.x3 &+ i.i3, 0, src, dst, z)
+    quad(s.x4 &+ i.i4, s.x5 &+ i.i5, s.x6 &+ i.i6, s.x7 &+ i.i7, 1, src, dst, z)
+    quad(s.x8 &+ c8, s.x9 &+ c9, s.x10 &+ i.i10, s.x11 &+ i.i11, 2, src, dst, z)
+    quad(s.x12 &+ i.i12, s.x13 &+ i.i13, s.x14 &+ i.i14, s.x15 &+ i.i15, 3, src, dst, z)
 }
 
 /// XORs `groups` × 512 bytes of Salsa20/20 keystream from `src` into `dst` (the same buffer or
@@ -148,6 +161,7 @@ func finish(_ s: Lanes8, _ i: Input8, _ c8: W8, _ c9: W8, _ src: UnsafeRawPointe
 public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
                            _ groups: Int) {
     let input = Input8(state)
+    let z = W8(repeating: UInt32(truncatingIfNeeded: opaqueZero()))
     var counter = UInt64(state.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
         | UInt64(state.loadUnaligned(fromByteOffset: 36, as: UInt32.self)) << 32
     var src = src
@@ -161,7 +175,7 @@ public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPoi
             doubleRound(&s)
             r &+= 1
         }
-        finish(s, input, c8, c9, src, dst)
+        finish(s, input, c8, c9, src, dst, z)
         counter &+= 8
         src += 512
         dst += 512
@@ -238,6 +252,7 @@ public func salsa20XORPoly1305AVX2(_ state: UnsafeMutableRawPointer, _ src: Unsa
                                    _ dst: UnsafeMutableRawPointer, _ groups: Int,
                                    _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int) {
     let input = Input8(state)
+    let z = W8(repeating: UInt32(truncatingIfNeeded: opaqueZero()))
     var counter = UInt64(state.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
         | UInt64(state.loadUnaligned(fromByteOffset: 36, as: UInt32.self)) << 32
     var ps = PolyState(h0: poly[3], h1: poly[4], h2: poly[5], r0: poly[0], r1: poly[1], s1: poly[2])
@@ -269,7 +284,7 @@ public func salsa20XORPoly1305AVX2(_ state: UnsafeMutableRawPointer, _ src: Unsa
                 r &+= 1
             }
         }
-        finish(s, input, c8, c9, src, dst)
+        finish(s, input, c8, c9, src, dst, z)
         counter &+= 8
         src += srcStride
         dst += 512
