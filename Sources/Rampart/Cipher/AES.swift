@@ -1,9 +1,14 @@
 // AES (FIPS-197): the expanded key and the one dispatch seam between the portable constant-time core
 // (AESPortable.swift) and the hardware kernels (RampartAccelAESNI).
 
-#if arch(x86_64)
+#if arch(x86_64) || arch(arm64) || RAMPART_TYPECHECK_ARM64
 internal import RampartAccelAESNI
 #endif
+
+// arm64-typecheck: the arm64 branches below (and ARMv8AES.swift) cannot be compiled on the x86_64
+// development machines; they are type-checked there by building the two modules with
+// `-D RAMPART_TYPECHECK_ARM64` (swiftc -typecheck / -emit-sil, no code generation), which selects the
+// arm64 branches instead of the x86_64 ones.
 
 /// The Advanced Encryption Standard (FIPS-197) and its modes of operation.
 ///
@@ -24,17 +29,26 @@ public enum AES {
     public static let blockByteCount = 16
 }
 
-/// Whether the AES-NI kernels may run (detected once; off when the portable path is forced).
-let hasAESNI: Bool = {
-    #if arch(x86_64)
+/// Whether the hardware AES kernels may run (detected once; off when the portable path is forced):
+/// AES-NI on x86_64, the ARMv8 AES instructions on arm64.
+let hasAESKernels: Bool = {
+    #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+    return CPU.features.armAES
+    #elseif arch(x86_64)
     return CPU.features.aes && CPU.features.ssse3 && CPU.features.sse41
     #else
     return false
     #endif
 }()
 
-/// Whether the GHASH/GCM kernels (AES-NI plus PCLMULQDQ) may run.
-let hasAESNICLMUL: Bool = hasAESNI && CPU.features.pclmul
+/// Whether the GHASH kernels (PCLMULQDQ on x86_64, PMULL on arm64) may run with the AES kernels.
+let hasGHASHKernels: Bool = {
+    #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+    return hasAESKernels && CPU.features.armPMULL
+    #else
+    return hasAESKernels && CPU.features.pclmul
+    #endif
+}()
 
 extension AES {
     /// An AES key expanded into its round keys (AES-128, AES-192 or AES-256, by key length).
@@ -57,8 +71,14 @@ extension AES {
                 raw = UnsafeMutableRawPointer.allocate(byteCount: Schedule.size, alignment: 64)
                 raw.initializeMemory(as: UInt8.self, repeating: 0, count: Schedule.size)
                 keyByteCount = n
-                #if arch(x86_64)
-                if backend == .hardware && hasAESNI {
+                #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+                if backend == .hardware && hasAESKernels {
+                    hardware = true
+                    rounds = armExpandKey(base, n, raw, raw + Schedule.decryptionOffset)
+                    return
+                }
+                #elseif arch(x86_64)
+                if backend == .hardware && hasAESKernels {
                     hardware = true
                     rounds = aesniExpandKey(base, n, raw, raw + Schedule.decryptionOffset)
                     return
@@ -116,7 +136,8 @@ extension AES {
         /// The number of rounds (10, 12 or 14).
         public var rounds: Int { schedule.rounds }
 
-        /// The implementation this key runs on: `.hardware` when the AES-NI kernels are in use.
+        /// The implementation this key runs on: `.hardware` when the AES-NI (x86_64) or ARMv8 AES
+        /// (arm64) kernels are in use.
         public var backend: Backend { schedule.hardware ? .hardware : .portable }
 
         // MARK: ECB (single blocks)
@@ -164,7 +185,9 @@ extension AES.Cipher {
     /// ECB encryption of `n` blocks (input may equal output).
     func ecbEncrypt(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(x86_64)
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+        if s.hardware { armEncryptECB(s.enc, s.rounds, input, output, n); return }
+        #elseif arch(x86_64)
         if s.hardware { aesniEncryptECB(s.enc, s.rounds, input, output, n); return }
         #endif
         var i = 0
@@ -177,7 +200,9 @@ extension AES.Cipher {
 
     func ecbDecrypt(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(x86_64)
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+        if s.hardware { armDecryptECB(s.dec, s.rounds, input, output, n); return }
+        #elseif arch(x86_64)
         if s.hardware { aesniDecryptECB(s.dec, s.rounds, input, output, n); return }
         #endif
         var i = 0
@@ -191,7 +216,9 @@ extension AES.Cipher {
     /// CTR with a 128-bit big-endian counter at `counter` (16 bytes, advanced by `n`).
     func ctr128(_ counter: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(x86_64)
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+        if s.hardware { armCTR(s.enc, s.rounds, counter, input, output, n); return }
+        #elseif arch(x86_64)
         if s.hardware { aesniCTR(s.enc, s.rounds, counter, input, output, n); return }
         #endif
         var hi = UnsafeRawPointer(counter).loadBE64(0), lo = UnsafeRawPointer(counter).loadBE64(8)
@@ -215,7 +242,9 @@ extension AES.Cipher {
     /// CBC encryption; `iv` (16 bytes) becomes the last ciphertext block.
     func cbcEncrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(x86_64)
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+        if s.hardware { armCBCEncrypt(s.enc, s.rounds, iv, input, output, n); return }
+        #elseif arch(x86_64)
         if s.hardware { aesniCBCEncrypt(s.enc, s.rounds, iv, input, output, n); return }
         #endif
         var c0 = UnsafeRawPointer(iv).loadLE64(0), c1 = UnsafeRawPointer(iv).loadLE64(8)
@@ -229,7 +258,9 @@ extension AES.Cipher {
     /// CBC decryption; `iv` becomes the last ciphertext block.
     func cbcDecrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(x86_64)
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+        if s.hardware { armCBCDecrypt(s.dec, s.rounds, iv, input, output, n); return }
+        #elseif arch(x86_64)
         if s.hardware { aesniCBCDecrypt(s.dec, s.rounds, iv, input, output, n); return }
         #endif
         withScratch { buf in
@@ -263,7 +294,9 @@ extension AES.Cipher {
     /// advanced to the last pair.
     func igeEncrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(x86_64)
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+        if s.hardware { armIGEEncrypt(s.enc, s.rounds, iv, input, output, n); return }
+        #elseif arch(x86_64)
         if s.hardware { aesniIGEEncrypt(s.enc, s.rounds, iv, input, output, n); return }
         #endif
         let v = UnsafeRawPointer(iv)
@@ -281,7 +314,9 @@ extension AES.Cipher {
     /// IGE decryption; `iv` as for encryption.
     func igeDecrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(x86_64)
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+        if s.hardware { armIGEDecrypt(s.dec, s.rounds, iv, input, output, n); return }
+        #elseif arch(x86_64)
         if s.hardware { aesniIGEDecrypt(s.dec, s.rounds, iv, input, output, n); return }
         #endif
         let v = UnsafeRawPointer(iv)

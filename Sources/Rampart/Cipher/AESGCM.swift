@@ -1,6 +1,6 @@
 // AES-GCM (NIST SP 800-38D) in CryptoKit's shape: AES.GCM.seal / AES.GCM.open.
 
-#if arch(x86_64)
+#if arch(x86_64) || arch(arm64) || RAMPART_TYPECHECK_ARM64
 internal import RampartAccelAESNI
 #endif
 
@@ -253,11 +253,11 @@ enum GCMEngine {
             let block = s + blockOffset, hkey = s + keyOffset
             // H = E_K(0^128).
             cipher.ecbEncrypt(UnsafeRawPointer(hkey), hkey, 1)
-            #if arch(x86_64)
-            let clmul = cipher.schedule.hardware && hasAESNICLMUL
+            let clmul = cipher.schedule.hardware && hasGHASHKernels
+            #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+            if clmul { armGHASHPrecompute(UnsafeRawPointer(hkey), s + tableOffset) }
+            #elseif arch(x86_64)
             if clmul { ghashPrecompute(UnsafeRawPointer(hkey), s + tableOffset) }
-            #else
-            let clmul = false
             #endif
             var portableKey = GHASHPortableKey(hashKey: UnsafeRawPointer(hkey))
             defer { wipe(&portableKey) }
@@ -276,7 +276,9 @@ enum GCMEngine {
             }
             func absorbBlocks(_ p: UnsafeRawPointer, _ n: Int) {
                 guard n > 0 else { return }
-                #if arch(x86_64)
+                #if arch(arm64) || RAMPART_TYPECHECK_ARM64
+                if clmul { armGHASHBlocks(UnsafeRawPointer(s + tableOffset), state, p, n); return }
+                #elseif arch(x86_64)
                 if clmul { ghashBlocks(UnsafeRawPointer(s + tableOffset), state, p, n); return }
                 #endif
                 GHASHPortable.absorb(portableKey, state, p, n)
@@ -308,7 +310,7 @@ enum GCMEngine {
             if let src = input.baseAddress, let dst = output.baseAddress, n > 0 {
                 let whole = n / 16
                 if whole > 0 {
-                    #if arch(x86_64)
+                    #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
                     if clmul {
                         if sealing {
                             aesniGCMEncrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),

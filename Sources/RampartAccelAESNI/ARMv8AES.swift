@@ -1,0 +1,271 @@
+// AES and GHASH with the ARMv8 cryptography extensions (aese/aesd/aesmc/aesimc, pmull), arm64 only.
+//
+// STATUS: compiled for arm64 by arm64 toolchains only. On the x86_64 machines this project is
+// developed and measured on, this file is type-checked and lowered to SIL (with
+// `-D RAMPART_TYPECHECK_ARM64`, see the `arm64-typecheck` note in Sources/Rampart/Cipher/AES.swift)
+// but never compiled to machine code nor run. The portable path stays the reference; run
+// `rampart vectors` on an arm64 machine before relying on this file.
+//
+// Same conventions as the AES-NI kernels: FIPS-197 round keys (rounds + 1 of 16 bytes), decryption
+// keys in the "equivalent inverse cipher" form, whole buffers per call, in place allowed.
+// aese(s, k) = ShiftRows(SubBytes(s ^ k)) and aesd(s, k) = InvShiftRows(InvSubBytes(s ^ k)): the key
+// XOR comes first, so a block is aese+aesmc for rounds 0...r-2, aese for round r-1, then ^ k[r].
+
+import Swift
+
+#if arch(arm64) || RAMPART_TYPECHECK_ARM64
+
+typealias AV = SIMD2<UInt64>
+
+@inline(__always) func armBytes(_ v: AV) -> Builtin.Vec16xInt8 { unsafeBitCast(v, to: Builtin.Vec16xInt8.self) }
+@inline(__always) func armVec(_ v: Builtin.Vec16xInt8) -> AV { unsafeBitCast(v, to: AV.self) }
+@inline(__always) func armAESE(_ s: AV, _ k: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aese(armBytes(s), armBytes(k))) }
+@inline(__always) func armAESD(_ s: AV, _ k: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aesd(armBytes(s), armBytes(k))) }
+@inline(__always) func armAESMC(_ s: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aesmc(armBytes(s))) }
+@inline(__always) func armAESIMC(_ s: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aesimc(armBytes(s))) }
+@inline(__always) func armPMULL(_ a: UInt64, _ b: UInt64) -> AV {
+    unsafeBitCast(Builtin.int_aarch64_neon_pmull64(a._value, b._value), to: AV.self)
+}
+
+@inline(__always) func armLoad(_ p: UnsafeRawPointer, _ offset: Int) -> AV { p.loadUnaligned(fromByteOffset: offset, as: AV.self) }
+@inline(__always) func armStore(_ v: AV, _ p: UnsafeMutableRawPointer, _ offset: Int) { p.storeBytes(of: v, toByteOffset: offset, as: AV.self) }
+/// The 16 bytes in reverse order.
+@inline(__always) func armReverse(_ v: AV) -> AV { AV(v[1].byteSwapped, v[0].byteSwapped) }
+
+@inline(__always) func armEncrypt1(_ x: AV, _ rk: UnsafeRawPointer, _ rounds: Int) -> AV {
+    var s = x
+    var r = 0
+    while r < rounds - 1 { s = armAESMC(armAESE(s, armLoad(rk, 16 * r))); r += 1 }
+    return armAESE(s, armLoad(rk, 16 * (rounds - 1))) ^ armLoad(rk, 16 * rounds)
+}
+
+@inline(__always) func armDecrypt1(_ x: AV, _ dk: UnsafeRawPointer, _ rounds: Int) -> AV {
+    var s = x
+    var r = 0
+    while r < rounds - 1 { s = armAESIMC(armAESD(s, armLoad(dk, 16 * r))); r += 1 }
+    return armAESD(s, armLoad(dk, 16 * (rounds - 1))) ^ armLoad(dk, 16 * rounds)
+}
+
+/// Four independent blocks (ECB, CTR keystream).
+@inline(__always) func armEncrypt4(_ s0: inout AV, _ s1: inout AV, _ s2: inout AV, _ s3: inout AV,
+                                   _ rk: UnsafeRawPointer, _ rounds: Int) {
+    var r = 0
+    while r < rounds - 1 {
+        let k = armLoad(rk, 16 * r)
+        s0 = armAESMC(armAESE(s0, k)); s1 = armAESMC(armAESE(s1, k))
+        s2 = armAESMC(armAESE(s2, k)); s3 = armAESMC(armAESE(s3, k))
+        r += 1
+    }
+    let k = armLoad(rk, 16 * (rounds - 1)), kl = armLoad(rk, 16 * rounds)
+    s0 = armAESE(s0, k) ^ kl; s1 = armAESE(s1, k) ^ kl; s2 = armAESE(s2, k) ^ kl; s3 = armAESE(s3, k) ^ kl
+}
+
+@inline(__always) func armDecrypt4(_ s0: inout AV, _ s1: inout AV, _ s2: inout AV, _ s3: inout AV,
+                                   _ dk: UnsafeRawPointer, _ rounds: Int) {
+    var r = 0
+    while r < rounds - 1 {
+        let k = armLoad(dk, 16 * r)
+        s0 = armAESIMC(armAESD(s0, k)); s1 = armAESIMC(armAESD(s1, k))
+        s2 = armAESIMC(armAESD(s2, k)); s3 = armAESIMC(armAESD(s3, k))
+        r += 1
+    }
+    let k = armLoad(dk, 16 * (rounds - 1)), kl = armLoad(dk, 16 * rounds)
+    s0 = armAESD(s0, k) ^ kl; s1 = armAESD(s1, k) ^ kl; s2 = armAESD(s2, k) ^ kl; s3 = armAESD(s3, k) ^ kl
+}
+
+/// SubWord through aese with a zero key: with the word in all four columns, ShiftRows leaves
+/// column 0 equal to SubWord(w).
+@inline(__always) func armSubWord(_ w: UInt32) -> UInt32 {
+    let v = unsafeBitCast(SIMD4<UInt32>(w, w, w, w), to: AV.self)
+    return unsafeBitCast(armAESE(v, AV(0, 0)), to: SIMD4<UInt32>.self)[0]
+}
+
+/// Key expansion (as `aesniExpandKey`): returns the rounds, 0 for a bad key length.
+@inline(never)
+public func armExpandKey(_ key: UnsafeRawPointer, _ keyLength: Int,
+                         _ enc: UnsafeMutableRawPointer, _ dec: UnsafeMutableRawPointer) -> Int {
+    let nk = keyLength / 4
+    let rounds: Int
+    switch keyLength {
+    case 16: rounds = 10
+    case 24: rounds = 12
+    case 32: rounds = 14
+    default: return 0
+    }
+    let w = enc.assumingMemoryBound(to: UInt32.self)
+    for i in 0..<nk { w[i] = key.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self) }
+    var rcon: UInt32 = 1
+    var tmp = w[nk - 1]
+    var j = 0
+    for i in nk..<(4 * (rounds + 1)) {
+        if j == 0 {
+            tmp = armSubWord((tmp >> 8) | (tmp << 24)) ^ rcon
+            rcon = (rcon << 1) ^ (0x11b & (0 &- (rcon >> 7)))
+        } else if nk > 6 && j == 4 {
+            tmp = armSubWord(tmp)
+        }
+        tmp ^= w[i - nk]
+        w[i] = tmp
+        j += 1
+        if j == nk { j = 0 }
+    }
+    armStore(armLoad(enc, 16 * rounds), dec, 0)
+    for r in 1..<rounds { armStore(armAESIMC(armLoad(enc, 16 * (rounds - r))), dec, 16 * r) }
+    armStore(armLoad(enc, 0), dec, 16 * rounds)
+    return rounds
+}
+
+@inline(never)
+public func armEncryptECB(_ rk: UnsafeRawPointer, _ rounds: Int,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    var i = 0
+    while i + 4 <= blocks {
+        let o = 16 * i
+        var s0 = armLoad(input, o), s1 = armLoad(input, o + 16), s2 = armLoad(input, o + 32), s3 = armLoad(input, o + 48)
+        armEncrypt4(&s0, &s1, &s2, &s3, rk, rounds)
+        armStore(s0, output, o); armStore(s1, output, o + 16); armStore(s2, output, o + 32); armStore(s3, output, o + 48)
+        i += 4
+    }
+    while i < blocks { armStore(armEncrypt1(armLoad(input, 16 * i), rk, rounds), output, 16 * i); i += 1 }
+}
+
+@inline(never)
+public func armDecryptECB(_ dk: UnsafeRawPointer, _ rounds: Int,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    var i = 0
+    while i + 4 <= blocks {
+        let o = 16 * i
+        var s0 = armLoad(input, o), s1 = armLoad(input, o + 16), s2 = armLoad(input, o + 32), s3 = armLoad(input, o + 48)
+        armDecrypt4(&s0, &s1, &s2, &s3, dk, rounds)
+        armStore(s0, output, o); armStore(s1, output, o + 16); armStore(s2, output, o + 32); armStore(s3, output, o + 48)
+        i += 4
+    }
+    while i < blocks { armStore(armDecrypt1(armLoad(input, 16 * i), dk, rounds), output, 16 * i); i += 1 }
+}
+
+/// CTR with a 128-bit big-endian counter (as `aesniCTR`).
+@inline(never)
+public func armCTR(_ rk: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer,
+                   _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    var hi = UInt64(bigEndian: counter.loadUnaligned(as: UInt64.self))
+    var lo = UInt64(bigEndian: counter.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    @inline(__always) func next() -> AV {
+        let b = AV(hi.bigEndian, lo.bigEndian)
+        lo &+= 1
+        if lo == 0 { hi &+= 1 }  // the counter is public
+        return b
+    }
+    var i = 0
+    while i + 4 <= blocks {
+        var s0 = next(), s1 = next(), s2 = next(), s3 = next()
+        armEncrypt4(&s0, &s1, &s2, &s3, rk, rounds)
+        let o = 16 * i
+        armStore(s0 ^ armLoad(input, o), output, o); armStore(s1 ^ armLoad(input, o + 16), output, o + 16)
+        armStore(s2 ^ armLoad(input, o + 32), output, o + 32); armStore(s3 ^ armLoad(input, o + 48), output, o + 48)
+        i += 4
+    }
+    while i < blocks {
+        armStore(armEncrypt1(next(), rk, rounds) ^ armLoad(input, 16 * i), output, 16 * i)
+        i += 1
+    }
+    counter.storeBytes(of: hi.bigEndian, as: UInt64.self)
+    counter.storeBytes(of: lo.bigEndian, toByteOffset: 8, as: UInt64.self)
+}
+
+@inline(never)
+public func armCBCEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    var c = armLoad(iv, 0)
+    for i in 0..<blocks {
+        c = armEncrypt1(armLoad(input, 16 * i) ^ c, rk, rounds)
+        armStore(c, output, 16 * i)
+    }
+    armStore(c, iv, 0)
+}
+
+@inline(never)
+public func armCBCDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    var prev = armLoad(iv, 0)
+    var i = 0
+    while i + 4 <= blocks {
+        let o = 16 * i
+        let c0 = armLoad(input, o), c1 = armLoad(input, o + 16), c2 = armLoad(input, o + 32), c3 = armLoad(input, o + 48)
+        var s0 = c0, s1 = c1, s2 = c2, s3 = c3
+        armDecrypt4(&s0, &s1, &s2, &s3, dk, rounds)
+        armStore(s0 ^ prev, output, o); armStore(s1 ^ c0, output, o + 16)
+        armStore(s2 ^ c1, output, o + 32); armStore(s3 ^ c2, output, o + 48)
+        prev = c3
+        i += 4
+    }
+    while i < blocks {
+        let c = armLoad(input, 16 * i)
+        armStore(armDecrypt1(c, dk, rounds) ^ prev, output, 16 * i)
+        prev = c
+        i += 1
+    }
+    armStore(prev, iv, 0)
+}
+
+@inline(never)
+public func armIGEEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    var cPrev = armLoad(iv, 0), pPrev = armLoad(iv, 16)
+    for i in 0..<blocks {
+        let p = armLoad(input, 16 * i)
+        cPrev = armEncrypt1(p ^ cPrev, rk, rounds) ^ pPrev
+        pPrev = p
+        armStore(cPrev, output, 16 * i)
+    }
+    armStore(cPrev, iv, 0); armStore(pPrev, iv, 16)
+}
+
+@inline(never)
+public func armIGEDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    var cPrev = armLoad(iv, 0), pPrev = armLoad(iv, 16)
+    for i in 0..<blocks {
+        let c = armLoad(input, 16 * i)
+        pPrev = armDecrypt1(c ^ pPrev, dk, rounds) ^ cPrev
+        cPrev = c
+        armStore(pPrev, output, 16 * i)
+    }
+    armStore(cPrev, iv, 0); armStore(pPrev, iv, 16)
+}
+
+// MARK: - GHASH (POLYVAL formulation, as in GHASHCLMUL.swift)
+
+/// Montgomery reduction of hi * x^128 + lo modulo the POLYVAL polynomial.
+@inline(__always) func armReduce(_ lo: AV, _ hi: AV) -> AV {
+    let c: UInt64 = 0xc200_0000_0000_0000
+    var x = AV(lo[1], lo[0]) ^ armPMULL(lo[0], c)
+    x = AV(x[1], x[0]) ^ armPMULL(x[0], c)
+    return hi ^ x
+}
+
+@inline(__always) func armDot(_ a: AV, _ b: AV) -> AV {
+    let lo = armPMULL(a[0], b[0]), hi = armPMULL(a[1], b[1])
+    let m = armPMULL(a[0] ^ a[1], b[0] ^ b[1]) ^ lo ^ hi
+    return armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
+}
+
+/// Stores H·x (POLYVAL form) in the first 16 bytes of `table` (256 bytes, as the x86 layout).
+@inline(never)
+public func armGHASHPrecompute(_ hashKey: UnsafeRawPointer, _ table: UnsafeMutableRawPointer) {
+    let h = armReverse(armLoad(hashKey, 0))
+    let carry = 0 &- (h[1] >> 63)
+    let h1 = AV(h[0] << 1, (h[1] << 1) | (h[0] >> 63)) ^ AV(carry & 1, carry & 0xc200_0000_0000_0000)
+    armStore(h1, table, 0)
+}
+
+/// Absorbs `blocks` blocks into the GHASH state (GHASH byte order), one multiplication per block.
+@inline(never)
+public func armGHASHBlocks(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer,
+                           _ data: UnsafeRawPointer, _ blocks: Int) {
+    let h = armLoad(table, 0)
+    var y = armReverse(armLoad(state, 0))
+    for i in 0..<blocks { y = armDot(y ^ armReverse(armLoad(data, 16 * i)), h) }
+    armStore(armReverse(y), state, 0)
+}
+
+#endif
