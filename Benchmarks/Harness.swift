@@ -6,10 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-/// Seconds on the monotonic clock.
+/// Which clock samples are timed with: the CPU time of this thread (the default: time the thread
+/// was descheduled in favour of other processes does not count, which keeps ratios stable on busy
+/// shared machines) or the monotonic wall clock (`--wall`).
+nonisolated(unsafe) var useWallClock = false
+
+/// Seconds on the selected clock.
 func now() -> Double {
     var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
+    clock_gettime(useWallClock ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
@@ -155,7 +160,8 @@ func cell(_ s: Stat?, _ unit: Unit) -> String {
     switch unit {
     case .mbps: return fmt(s.median) + " MB/s"
     case .opsps:
-        var t = fmt(s.median, 2) + "/s (" + fmt(1000 / max(s.median, 1e-12), 1) + " ms)"
+        let ms = 1000 / max(s.median, 1e-12)
+        var t = fmt(s.median, 2) + "/s (" + (ms >= 1 ? fmt(ms, 1) + " ms)" : fmt(ms * 1000, 1) + " µs)")
         if let p = s.peakBytes { t += " " + fmt(Double(p) / 1048576, 1) + " MiB" }
         return t
     }

@@ -1,6 +1,6 @@
 // rampart-bench: Rampart against OpenSSL and libsodium, same process, same buffers.
 //
-//   swift run -c release rampart-bench [--filter SUBSTRING] [--quick] [--json FILE]
+//   swift run -c release rampart-bench [--filter SUBSTRING] [--quick] [--json FILE] [--wall]
 
 #if canImport(Glibc)
 import Glibc
@@ -11,11 +11,12 @@ import Rampart
 import RampartReference
 
 let usage = """
-usage: rampart-bench [--filter SUBSTRING] [--quick] [--json FILE]
+usage: rampart-bench [--filter SUBSTRING] [--quick] [--json FILE] [--wall]
   Measures Rampart against OpenSSL and libsodium (when installed) in one process and prints a table.
   --filter S   only rows whose operation name contains S
   --quick      fewer, shorter samples (a smoke run)
   --json FILE  also write the results as JSON to FILE
+  --wall       time with the wall clock instead of this thread's CPU time
 """
 
 func fail(_ message: String) -> Never {
@@ -33,6 +34,7 @@ while !args.isEmpty {
     switch a {
     case "--help", "-h": print(usage); exit(0)
     case "--quick": quick = true
+    case "--wall": useWallClock = true
     case "--filter":
         guard !args.isEmpty else { fail("--filter needs a value") }
         filter = args.removeFirst()
@@ -46,12 +48,12 @@ while !args.isEmpty {
 let settings = quick ? Settings(samples: 3, sampleSeconds: 0.01, slowSamples: 1)
                      : Settings(samples: 9, sampleSeconds: 0.08, slowSamples: 5)
 
-print("Rampart benchmark \(isoDate())")
+print("Rampart benchmark \(isoDate()) (\(useWallClock ? "wall clock" : "thread CPU time"))")
 print("CPU: \(CPU.modelName) [\(CPU.detected)]\(CPU.forcePortable ? " (RAMPART_FORCE_PORTABLE=1)" : "")")
 print(Reference.summary)
 print("")
 
-var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows()
+var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows() + x25519Rows() + boxRows()
 if let f = filter { rows = rows.filter { $0.operation.contains(f) } }
 if rows.isEmpty { fail("no row matches --filter \(filter ?? "")") }
 

@@ -87,6 +87,7 @@ public enum VectorRunner {
         ("blake2/pycryptodome-blake2b-tv1.txt", SharedVectors.blake2bChains),
         ("blake2/pycryptodome-blake2b-tv2.txt", SharedVectors.blake2bChains),
         ("nacl_classic.json", SharedVectors.naclClassic),
+        ("wycheproof/x25519_test.json", SharedVectors.wycheproofX25519),
     ] + SharedVectors.aesRunners }
 
     /// Runs one file. Our own files carry a `"kind"` field; shared files are recognised by name.
@@ -127,6 +128,8 @@ public enum VectorRunner {
         "poly1305": OwnVectors.poly1305Case,
         "secretbox": OwnVectors.secretboxCase,
         "aes": OwnVectors.aesCase,
+        "x25519": OwnVectors.x25519Case,
+        "box": OwnVectors.boxCase,
     ] }
 }
 

@@ -6,6 +6,8 @@
 //   rampart kdf scrypt --password-hex HEX --salt-hex HEX --n N --r R --p P --length N
 //   rampart aes <ige|cbc|ctr>-<encrypt|decrypt> --key HEX --iv HEX | aes gcm-seal|gcm-open --key HEX --nonce HEX [--aad HEX]
 //   rampart secretbox seal|open --key HEX --nonce HEX
+//   rampart x25519 --scalar HEX [--point HEX]
+//   rampart box seal|open --secret-key HEX --public-key HEX --nonce HEX
 //   rampart stream xsalsa20 --key HEX --nonce HEX
 //   rampart vectors [PATH...]
 //   rampart info
@@ -28,6 +30,8 @@ commands:
   aes <mode>-<encrypt|decrypt>        AES-IGE/CBC/CTR or gcm-seal/gcm-open of stdin (raw bytes)
   secretbox seal|open                 NaCl secretbox of stdin under --key HEX --nonce HEX (raw bytes)
   stream xsalsa20                     XSalsa20 keystream XOR of stdin under --key HEX --nonce HEX
+  x25519 --scalar HEX [--point HEX]   RFC 7748 X25519 (public key when --point is omitted)
+  box seal|open                       NaCl crypto_box of stdin (--secret-key, --public-key, --nonce)
   vectors [PATH...]                   run reference vector files, print pass/fail counts
   info                                CPU features, selected kernels and reference libraries
 
@@ -60,6 +64,8 @@ case "hmac": hmacCommand(arguments)
 case "kdf": kdfCommand(arguments)
 case "aes": aesCommand(arguments)
 case "secretbox": secretboxCommand(arguments)
+case "x25519": x25519Command(arguments)
+case "box": boxCommand(arguments)
 case "stream": streamCommand(arguments)
 case "vectors": vectorsCommand(arguments)
 case "info": infoCommand(arguments)

@@ -71,15 +71,15 @@ struct Field25519 {
         Field25519(a.l0 &+ b.l0, a.l1 &+ b.l1, a.l2 &+ b.l2, a.l3 &+ b.l3, a.l4 &+ b.l4)
     }
 
-    /// `a − b`, computed as a + 4p − b so that no limb underflows. Requires b's limbs below 2^53
-    /// (every output of `*`, `squared()` and `carried()` qualifies); a's below 2^54. The result is
-    /// carried, so its limbs are below 2^51 + 2^13·19.
+    /// `a − b`, computed as a + 2p − b so that no limb underflows, without carrying. Requires b's
+    /// limbs below 2^52 − 38 (every output of `*`, `squared()`, `timesA24()` and `carried()`
+    /// qualifies) and a's below 2^53; the result's limbs are below 2^54.
     @inline(__always) static func - (a: Field25519, b: Field25519) -> Field25519 {
-        // 4p in radix 2^51: 4·(2^51 − 19), then 4·(2^51 − 1) four times.
-        let fourP0: UInt64 = 0x1F_FFFF_FFFF_FFB4
-        let fourPi: UInt64 = 0x1F_FFFF_FFFF_FFFC
-        return Field25519(a.l0 &+ fourP0 &- b.l0, a.l1 &+ fourPi &- b.l1, a.l2 &+ fourPi &- b.l2,
-                          a.l3 &+ fourPi &- b.l3, a.l4 &+ fourPi &- b.l4).carried()
+        // 2p in radix 2^51: 2·(2^51 − 19), then 2·(2^51 − 1) four times.
+        let twoP0: UInt64 = 0xF_FFFF_FFFF_FFDA
+        let twoPi: UInt64 = 0xF_FFFF_FFFF_FFFE
+        return Field25519(a.l0 &+ twoP0 &- b.l0, a.l1 &+ twoPi &- b.l1, a.l2 &+ twoPi &- b.l2,
+                          a.l3 &+ twoPi &- b.l3, a.l4 &+ twoPi &- b.l4)
     }
 
     /// One carry pass: limbs below 2^51 except l0 (below 2^51 + 19·2^13 for 64-bit inputs).
@@ -117,26 +117,63 @@ struct Field25519 {
     }
 
     /// `a · b`. Inputs' limbs below 2^54.
-    @inline(__always) static func * (a: Field25519, b: Field25519) -> Field25519 {
-        let b1 = 19 &* b.l1, b2 = 19 &* b.l2, b3 = 19 &* b.l3, b4 = 19 &* b.l4
-        var t0 = Acc128(a.l0, b.l0); t0.add(a.l1, b4); t0.add(a.l2, b3); t0.add(a.l3, b2); t0.add(a.l4, b1)
-        var t1 = Acc128(a.l0, b.l1); t1.add(a.l1, b.l0); t1.add(a.l2, b4); t1.add(a.l3, b3); t1.add(a.l4, b2)
-        var t2 = Acc128(a.l0, b.l2); t2.add(a.l1, b.l1); t2.add(a.l2, b.l0); t2.add(a.l3, b4); t2.add(a.l4, b3)
-        var t3 = Acc128(a.l0, b.l3); t3.add(a.l1, b.l2); t3.add(a.l2, b.l1); t3.add(a.l3, b.l0); t3.add(a.l4, b4)
-        var t4 = Acc128(a.l0, b.l4); t4.add(a.l1, b.l3); t4.add(a.l2, b.l2); t4.add(a.l3, b.l1); t4.add(a.l4, b.l0)
-        return reduce(t0, t1, t2, t3, t4)
+    ///
+    /// Column by column, each column's carry passed into the next as soon as it is known: only one
+    /// 128-bit accumulator is live at a time, which keeps the ladder's many values in registers
+    /// (computing all five columns first spilled most of them to the stack).
+    @_transparent static func * (a: Field25519, b: Field25519) -> Field25519 {
+        mul(a, b, Times19(b))
+    }
+
+    /// 19 times limbs 1...4 of a multiplier (a multiplier used many times, like the ladder's x1,
+    /// computes them once).
+    @usableFromInline struct Times19 {
+        @usableFromInline let l1, l2, l3, l4: UInt64
+        @_transparent init(_ b: Field25519) { l1 = 19 &* b.l1; l2 = 19 &* b.l2; l3 = 19 &* b.l3; l4 = 19 &* b.l4 }
+    }
+
+    /// `a · b` with `b19 = Times19(b)`.
+    @_transparent static func mul(_ a: Field25519, _ b: Field25519, _ b19: Times19) -> Field25519 {
+        let b1 = b19.l1, b2 = b19.l2, b3 = b19.l3, b4 = b19.l4
+        var t = Acc128(a.l0, b.l0); t.add(a.l1, b4); t.add(a.l2, b3); t.add(a.l3, b2); t.add(a.l4, b1)
+        let r0 = t.low51
+        var c = t.shifted51
+        t = Acc128(a.l0, b.l1); t.add(a.l1, b.l0); t.add(a.l2, b4); t.add(a.l3, b3); t.add(a.l4, b2); t.add(c)
+        let r1 = t.low51; c = t.shifted51
+        t = Acc128(a.l0, b.l2); t.add(a.l1, b.l1); t.add(a.l2, b.l0); t.add(a.l3, b4); t.add(a.l4, b3); t.add(c)
+        let r2 = t.low51; c = t.shifted51
+        t = Acc128(a.l0, b.l3); t.add(a.l1, b.l2); t.add(a.l2, b.l1); t.add(a.l3, b.l0); t.add(a.l4, b4); t.add(c)
+        let r3 = t.low51; c = t.shifted51
+        t = Acc128(a.l0, b.l4); t.add(a.l1, b.l3); t.add(a.l2, b.l2); t.add(a.l3, b.l1); t.add(a.l4, b.l0); t.add(c)
+        return wrap(r0, r1, r2, r3, t)
+    }
+
+    /// Finishes a product from its low four limbs and the fifth column: the fifth column's carry
+    /// (below 2^64 / 19 for the stated input bounds) wraps to limb 0 times 19.
+    @_transparent static func wrap(_ r0: UInt64, _ r1: UInt64, _ r2: UInt64, _ r3: UInt64,
+                                   _ t4: Acc128) -> Field25519 {
+        let r4 = t4.low51
+        var s0 = r0 &+ 19 &* t4.shifted51
+        let s1 = r1 &+ (s0 >> 51)
+        s0 &= mask51
+        return Field25519(s0, s1, r2, r3, r4)
     }
 
     /// `self²` (15 products instead of 25). Limbs below 2^54.
-    @inline(__always) func squared() -> Field25519 {
+    @_transparent func squared() -> Field25519 {
         let d0 = 2 &* l0, d1 = 2 &* l1, d2 = 2 &* l2, d3 = 2 &* l3
         let l3_19 = 19 &* l3, l4_19 = 19 &* l4
-        var t0 = Acc128(l0, l0); t0.add(d1, l4_19); t0.add(d2, l3_19)
-        var t1 = Acc128(d0, l1); t1.add(d2, l4_19); t1.add(l3, l3_19)
-        var t2 = Acc128(d0, l2); t2.add(l1, l1); t2.add(d3, l4_19)
-        var t3 = Acc128(d0, l3); t3.add(d1, l2); t3.add(l4, l4_19)
-        var t4 = Acc128(d0, l4); t4.add(d1, l3); t4.add(l2, l2)
-        return Field25519.reduce(t0, t1, t2, t3, t4)
+        var t = Acc128(l0, l0); t.add(d1, l4_19); t.add(d2, l3_19)
+        let r0 = t.low51
+        var c = t.shifted51
+        t = Acc128(d0, l1); t.add(d2, l4_19); t.add(l3, l3_19); t.add(c)
+        let r1 = t.low51; c = t.shifted51
+        t = Acc128(d0, l2); t.add(l1, l1); t.add(d3, l4_19); t.add(c)
+        let r2 = t.low51; c = t.shifted51
+        t = Acc128(d0, l3); t.add(d1, l2); t.add(l4, l4_19); t.add(c)
+        let r3 = t.low51; c = t.shifted51
+        t = Acc128(d0, l4); t.add(d1, l3); t.add(l2, l2); t.add(c)
+        return Field25519.wrap(r0, r1, r2, r3, t)
     }
 
     /// `self` squared `n` times (n ≥ 1).

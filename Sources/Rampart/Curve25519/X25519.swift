@@ -158,6 +158,7 @@ func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutab
 
     let x1: Field25519
     if let point { x1 = Field25519(bytes: point) } else { x1 = Field25519(9, 0, 0, 0, 0) }
+    let x1Times19 = Field25519.Times19(x1)
     var x2 = Field25519.one, z2 = Field25519.zero
     var x3 = x1, z3 = Field25519.one
     var swap: UInt64 = 0
@@ -182,7 +183,7 @@ func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutab
         let da = d * a
         let cb = c * b
         x3 = (da + cb).squared()
-        z3 = x1 * (da - cb).squared()
+        z3 = Field25519.mul((da - cb).squared(), x1, x1Times19)
         x2 = aa * bb
         z2 = e * (aa + e.timesA24())
         t &-= 1

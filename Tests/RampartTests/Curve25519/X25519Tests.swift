@@ -3,8 +3,26 @@ import Testing
 
 private func x25519Hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
 
+#if DEBUG
+private let isReleaseBuild = false
+#else
+private let isReleaseBuild = true
+#endif
+
 @Suite("X25519")
 struct X25519Tests {
+    @Test("RFC 7748 §5.2 iterated 1 000 000 times from k = u = 9 (release builds)",
+          .enabled(if: isReleaseBuild, "debug build: run `swift test -c release --filter X25519`; CI also runs this case through `rampart vectors`"))
+    func rfc7748IteratedMillion() throws {
+        var k = [UInt8](repeating: 0, count: 32); k[0] = 9
+        var u = k
+        for _ in 0..<1_000_000 {
+            let r = try Curve25519.scalarMultiply(scalar: k, point: u)
+            u = k; k = r
+        }
+        #expect(Hex.encode(k) == "7c3911e0ab2586fd864497297e575e6f3bc601c0883c30df5f4dd2d24f665424")
+    }
+
     @Test("RFC 7748 §5.2 test vectors 1 and 2")
     func rfc7748Vectors() throws {
         let cases = [
