@@ -33,8 +33,9 @@ typealias V = SIMD2<UInt64>
     return unsafeBitCast(r, to: V.self)
 }
 
-/// Reverses the 16 bytes of a vector.
-let reverseBytesMask = V(0x0809_0a0b_0c0d_0e0f, 0x0001_0203_0405_0607)
+/// Reverses the 16 bytes of a vector. A computed constant, not a global `let`: a global is initialised
+/// lazily and every use inside a loop would call `swift_once` (seen in the disassembly).
+@inline(__always) var reverseBytesMask: V { V(0x0809_0a0b_0c0d_0e0f, 0x0001_0203_0405_0607) }
 
 @inline(__always) func load(_ p: UnsafeRawPointer, _ offset: Int) -> V {
     p.loadUnaligned(fromByteOffset: offset, as: V.self)

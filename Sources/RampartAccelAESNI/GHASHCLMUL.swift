@@ -26,7 +26,7 @@ import Swift
 
 /// Bits 57, 62 and 63: (x^121 + x^126 + x^127) / x^64, the part of the POLYVAL modulus
 /// x^128 + x^127 + x^126 + x^121 + 1 that the Montgomery step multiplies by.
-let polyvalConstant = V(0xc200_0000_0000_0000, 0)
+@inline(__always) var polyvalConstant: V { V(0xc200_0000_0000_0000, 0) }
 
 /// Montgomery reduction of the 256-bit product hi * x^128 + lo: returns (hi * x^128 + lo) * x^-128
 /// modulo the POLYVAL polynomial.
