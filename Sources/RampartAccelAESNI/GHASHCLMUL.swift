@@ -145,12 +145,17 @@ public func aesniGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsa
     var ctr = pshufb(load(counter, 0), rev)
     var y = pshufb(load(state, 0), rev)
     var i = 0
+    // Software pipelining: the GHASH of batch n-1 (byte-reversed ciphertext kept in x0...x7) is
+    // issued with the AES rounds of batch n, so the multiplier and the AES units work side by side.
+    var pending = false
+    var x0 = V(0, 0), x1 = V(0, 0), x2 = V(0, 0), x3 = V(0, 0), x4 = V(0, 0), x5 = V(0, 0), x6 = V(0, 0), x7 = V(0, 0)
     while i + 8 <= blocks {
         var s0 = pshufb(ctr, rev) ^ k0, s1 = pshufb(inc32(ctr, 1), rev) ^ k0
         var s2 = pshufb(inc32(ctr, 2), rev) ^ k0, s3 = pshufb(inc32(ctr, 3), rev) ^ k0
         var s4 = pshufb(inc32(ctr, 4), rev) ^ k0, s5 = pshufb(inc32(ctr, 5), rev) ^ k0
         var s6 = pshufb(inc32(ctr, 6), rev) ^ k0, s7 = pshufb(inc32(ctr, 7), rev) ^ k0
         ctr = inc32(ctr, 8)
+        if pending { y = absorb8(table, y, x0, x1, x2, x3, x4, x5, x6, x7) }
         encRounds8(&s0, &s1, &s2, &s3, &s4, &s5, &s6, &s7, rk, rounds)
         let o = 16 * i
         let c0 = aesenclast(s0, kl ^ load(input, o)), c1 = aesenclast(s1, kl ^ load(input, o + 16))
@@ -159,10 +164,12 @@ public func aesniGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsa
         let c6 = aesenclast(s6, kl ^ load(input, o + 96)), c7 = aesenclast(s7, kl ^ load(input, o + 112))
         store(c0, output, o); store(c1, output, o + 16); store(c2, output, o + 32); store(c3, output, o + 48)
         store(c4, output, o + 64); store(c5, output, o + 80); store(c6, output, o + 96); store(c7, output, o + 112)
-        y = absorb8(table, y, pshufb(c0, rev), pshufb(c1, rev), pshufb(c2, rev), pshufb(c3, rev),
-                    pshufb(c4, rev), pshufb(c5, rev), pshufb(c6, rev), pshufb(c7, rev))
+        x0 = pshufb(c0, rev); x1 = pshufb(c1, rev); x2 = pshufb(c2, rev); x3 = pshufb(c3, rev)
+        x4 = pshufb(c4, rev); x5 = pshufb(c5, rev); x6 = pshufb(c6, rev); x7 = pshufb(c7, rev)
+        pending = true
         i += 8
     }
+    if pending { y = absorb8(table, y, x0, x1, x2, x3, x4, x5, x6, x7) }
     let h1 = load(table, 0), hk1 = load(table, 128)
     while i < blocks {
         let c = encrypt1(pshufb(ctr, rev), rk, rounds) ^ load(input, 16 * i)
