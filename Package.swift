@@ -39,10 +39,15 @@ let package = Package(
             path: "Sources/RampartAccelAESNI",
             swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1"])
         ),
+        .target(
+            name: "RampartAccelBMI2",
+            path: "Sources/RampartAccelBMI2",
+            swiftSettings: kernelFlags(["+bmi2", "+adx"])
+        ),
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI"],
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelBMI2"],
             path: "Sources/Rampart"
         ),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.

@@ -53,7 +53,7 @@ print("CPU: \(CPU.modelName) [\(CPU.detected)]\(CPU.forcePortable ? " (RAMPART_F
 print(Reference.summary)
 print("")
 
-var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows() + x25519Rows() + boxRows()
+var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows() + x25519Rows() + boxRows() + bigIntRows()
 if let f = filter { rows = rows.filter { $0.operation.contains(f) } }
 if rows.isEmpty { fail("no row matches --filter \(filter ?? "")") }
 

@@ -43,7 +43,6 @@ public final class OpenSSLBN: @unchecked Sendable {
     let isPrimeEx: IsPrimeEx, checkPrime: CheckPrime?
     let montNew: New, montFree: Free, montSet: MontSet, setFlags: SetFlags
     let rsaNew: New, rsaFree: Free, rsaSet0Key: RSASet0Key, rsaPublicEncrypt: RSAPublicEncrypt
-    let ctx: OpaquePointer
 
     private init?() {
         guard OpenSSL.shared != nil,
@@ -74,8 +73,7 @@ public final class OpenSSLBN: @unchecked Sendable {
               let rsaNew = symbol(h, "RSA_new", as: New.self),
               let rsaFree = symbol(h, "RSA_free", as: Free.self),
               let rsaSet0Key = symbol(h, "RSA_set0_key", as: RSASet0Key.self),
-              let rsaPublicEncrypt = symbol(h, "RSA_public_encrypt", as: RSAPublicEncrypt.self),
-              let ctx = ctxNew()
+              let rsaPublicEncrypt = symbol(h, "RSA_public_encrypt", as: RSAPublicEncrypt.self)
         else { return nil }
         self.bnNew = bnNew; self.bnFree = bnFree; self.bin2bn = bin2bn; self.bn2bin = bn2bin; self.numBits = numBits
         self.ctxNew = ctxNew; self.ctxFree = ctxFree
@@ -85,7 +83,6 @@ public final class OpenSSLBN: @unchecked Sendable {
         self.isPrimeEx = isPrimeEx; self.checkPrime = symbol(h, "BN_check_prime", as: CheckPrime.self)
         self.montNew = montNew; self.montFree = montFree; self.montSet = montSet; self.setFlags = setFlags
         self.rsaNew = rsaNew; self.rsaFree = rsaFree; self.rsaSet0Key = rsaSet0Key; self.rsaPublicEncrypt = rsaPublicEncrypt
-        self.ctx = ctx
     }
 
     /// A BIGNUM owned by Swift (freed with BN_clear_free).
@@ -140,6 +137,8 @@ public final class OpenSSLBN: @unchecked Sendable {
 
     /// `a · b`.
     public func mul(_ a: [UInt8], _ b: [UInt8]) throws -> [UInt8] {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         let r = fresh(), x = number(a), y = number(b)
         try keep(r, x, y) { try check(mul(r.bn, x.bn, y.bn, ctx), "BN_mul") }
         return r.bytes
@@ -147,6 +146,8 @@ public final class OpenSSLBN: @unchecked Sendable {
 
     /// Quotient and remainder (`BN_div`).
     public func divMod(_ a: [UInt8], _ b: [UInt8]) throws -> (quotient: [UInt8], remainder: [UInt8]) {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         let q = fresh(), r = fresh(), x = number(a), y = number(b)
         try keep(q, r, x, y) { try check(div(q.bn, r.bn, x.bn, y.bn, ctx), "BN_div") }
         return (q.bytes, r.bytes)
@@ -168,6 +169,8 @@ public final class OpenSSLBN: @unchecked Sendable {
 
     /// `gcd(a, b)`.
     public func gcd(_ a: [UInt8], _ b: [UInt8]) throws -> [UInt8] {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         let r = fresh(), x = number(a), y = number(b)
         try keep(r, x, y) { try check(gcdFn(r.bn, x.bn, y.bn, ctx), "BN_gcd") }
         return r.bytes
@@ -175,6 +178,8 @@ public final class OpenSSLBN: @unchecked Sendable {
 
     /// `a⁻¹ mod m`, or nil when there is none.
     public func modInverse(_ a: [UInt8], _ m: [UInt8]) -> [UInt8]? {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         let r = fresh(), x = number(a), y = number(m)
         guard keep(r, x, y, body: { modInverse(r.bn, x.bn, y.bn, ctx) != nil }) else { return nil }
         return r.bytes
@@ -182,6 +187,8 @@ public final class OpenSSLBN: @unchecked Sendable {
 
     /// `BN_mod_exp`.
     public func modExp(_ a: [UInt8], _ e: [UInt8], _ m: [UInt8]) throws -> [UInt8] {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         let r = fresh(), x = number(a), y = number(e), z = number(m)
         try keep(r, x, y, z) { try check(modExp(r.bn, x.bn, y.bn, z.bn, ctx), "BN_mod_exp") }
         return r.bytes
@@ -189,6 +196,8 @@ public final class OpenSSLBN: @unchecked Sendable {
 
     /// `BN_mod_exp_mont_consttime` (odd modulus; base below the modulus).
     public func modExpConsttime(_ a: [UInt8], _ e: [UInt8], _ m: [UInt8]) throws -> [UInt8] {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         let r = fresh(), x = number(a), y = number(e), z = number(m)
         try keep(r, x, y, z) { try check(modExpConsttime(r.bn, x.bn, y.bn, z.bn, ctx, nil), "BN_mod_exp_mont_consttime") }
         return r.bytes
@@ -196,12 +205,16 @@ public final class OpenSSLBN: @unchecked Sendable {
 
     /// `BN_is_prime_ex(p, rounds)`: 1 prime, 0 composite.
     public func isPrime(_ p: [UInt8], rounds: Int) -> Bool {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         let x = number(p)
         return keep(x) { isPrimeEx(x.bn, Int32(rounds), ctx, nil) == 1 }
     }
 
     /// `BN_check_prime` (OpenSSL 3's recommended check), when exported.
     public func checkPrime(_ p: [UInt8]) -> Bool? {
+        let ctx = ctxNew()  // per call: BN_CTX is not thread-safe and tests run in parallel
+        defer { ctxFree(ctx) }
         guard let checkPrime else { return nil }
         let x = number(p)
         return keep(x) { checkPrime(x.bn, ctx, nil) == 1 }
@@ -214,24 +227,26 @@ public final class OpenSSLBN: @unchecked Sendable {
         let lib: OpenSSLBN
         let base: Number, exponent: Number, modulus: Number, result: Number
         let mont: OpaquePointer
+        let ctx: OpaquePointer
         let constantTime: Bool
         public init?(_ lib: OpenSSLBN, base: [UInt8], exponent: [UInt8], modulus: [UInt8], constantTime: Bool = true) {
             self.lib = lib
             self.base = lib.number(base); self.exponent = lib.number(exponent); self.modulus = lib.number(modulus)
             result = lib.fresh()
-            guard let m = lib.montNew() else { return nil }
+            guard let m = lib.montNew(), let c = lib.ctxNew() else { return nil }
             mont = m
+            ctx = c
             self.constantTime = constantTime
-            guard lib.montSet(mont, self.modulus.bn, lib.ctx) == 1 else { return nil }
+            guard lib.montSet(mont, self.modulus.bn, ctx) == 1 else { return nil }
         }
-        deinit { lib.montFree(mont) }
+        deinit { lib.montFree(mont); lib.ctxFree(ctx) }
         /// One exponentiation; returns the result's bytes when `output` is set.
         @discardableResult
         public func run(output: Bool = false) -> [UInt8] {
             if constantTime {
-                _ = lib.modExpConsttime(result.bn, base.bn, exponent.bn, modulus.bn, lib.ctx, mont)
+                _ = lib.modExpConsttime(result.bn, base.bn, exponent.bn, modulus.bn, ctx, mont)
             } else {
-                _ = lib.modExpMont(result.bn, base.bn, exponent.bn, modulus.bn, lib.ctx, mont)
+                _ = lib.modExpMont(result.bn, base.bn, exponent.bn, modulus.bn, ctx, mont)
             }
             return output ? result.bytes : []
         }

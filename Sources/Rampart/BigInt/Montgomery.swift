@@ -6,6 +6,10 @@
 // Representation: every residue is an n-limb buffer (n = the modulus's limb count) holding a value
 // in [0, m). Montgomery form of x is x·R mod m with R = 2^(64n).
 
+#if arch(x86_64)
+internal import RampartAccelBMI2
+#endif
+
 /// An odd modulus `m > 1` with its Montgomery constants, for modular multiplication and
 /// exponentiation.
 ///
@@ -233,6 +237,35 @@ public struct Modulus: Sendable {
 /// The Montgomery kernels on raw limb buffers.
 @usableFromInline
 enum Montgomery {
+    /// Whether the BMI2/ADX build of the multiplication kernels runs (decided once).
+    static let useBMI2: Bool = {
+        #if arch(x86_64)
+        return CPU.features.bmi2 && CPU.features.adx
+        #else
+        return false
+        #endif
+    }()
+
+    /// `r = a · b · R⁻¹ mod m` through the best kernel (see ``mulPortable(_:_:_:_:_:_:_:)``).
+    @inline(__always)
+    static func mul(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
+                    _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
+        #if arch(x86_64)
+        if useBMI2 { MontgomeryBMI2.mul(r, a, b, m, n, m0inv, t); return }
+        #endif
+        mulPortable(r, a, b, m, n, m0inv, t)
+    }
+
+    /// `r = a² · R⁻¹ mod m` through the best kernel.
+    @inline(__always)
+    static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
+                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
+        #if arch(x86_64)
+        if useBMI2 { MontgomeryBMI2.square(r, a, m, n, m0inv, t); return }
+        #endif
+        squarePortable(r, a, m, n, m0inv, t)
+    }
+
     /// `w` bits of `exp` starting at bit `pos` (bits beyond `totalBits` read as 0). Positions are
     /// public; the bits are not, and nothing branches on them.
     @inline(__always)
@@ -255,51 +288,104 @@ enum Montgomery {
         }
     }
 
-    /// `r = a · a · R⁻¹ mod m`.
-    @inline(__always)
-    static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
+    /// `r = a · a · R⁻¹ mod m` (product scanning; each off-diagonal product computed once).
+    @inline(never)
+    static func squarePortable(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
                        _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
-        mul(r, a, a, m, n, m0inv, t)
+        if n < 4 { mulPortable(r, a, a, m, n, m0inv, t); return }
+        let q = t
+        var acc = Accumulator()
+        for i in 0..<(2 * n - 1) {
+            // Off-diagonal a[j]·a[i−j], j < i − j, doubled; then the diagonal and the q·m terms.
+            var off = Accumulator()
+            let lo = i < n ? 0 : i - n + 1
+            var j = lo
+            while j < i - j { off.mac(a[j], a[i - j]); j += 1 }
+            acc.addTwice(off)
+            if i & 1 == 0 { acc.mac(a[i >> 1], a[i >> 1]) }
+            if i < n {
+                j = 0
+                while j < i { acc.mac(q[j], m[i - j]); j += 1 }
+                let qi = acc.c0 &* m0inv
+                q[i] = qi
+                acc.mac(qi, m[0])
+            } else {
+                j = i - n + 1
+                while j < n { acc.mac(q[j], m[i - j]); j += 1 }
+                q[i - n] = acc.c0  // q[i − n] is not read again
+            }
+            acc.shift()
+        }
+        // Column 2n − 1 holds only the carry.
+        q[n - 1] = acc.c0
+        subtractIfAtLeast(r, q, acc.c1, m, n)
     }
 
-    /// `r = a · b · R⁻¹ mod m`, fully reduced, for `a < R` and `b < m` (both n limbs). CIOS with
-    /// the two inner products fused into one loop; the final subtraction is masked (constant time).
-    /// `r` may alias `a` or `b`. `t` is scratch of n + 2 limbs.
+    /// A three-word column accumulator (c2:c1:c0) for product scanning. Bounds: a column sums at
+    /// most 2n products below 2^128, so it stays below 2^(128 + log2(2n)) < 2^192.
+    @usableFromInline struct Accumulator {
+        var c0: UInt64 = 0, c1: UInt64 = 0, c2: UInt64 = 0
+        /// (c2:c1:c0) += x · y
+        @inline(__always) mutating func mac(_ x: UInt64, _ y: UInt64) {
+            let p = x.multipliedFullWidth(by: y)
+            let (s0, o0) = c0.addingReportingOverflow(p.low)
+            // p.high ≤ 2^64 − 2, so adding the carry cannot wrap.
+            let (s1, o1) = c1.addingReportingOverflow(p.high &+ (o0 ? 1 : 0))
+            c0 = s0
+            c1 = s1
+            c2 &+= o1 ? 1 : 0
+        }
+        /// self += 2 · o
+        @inline(__always) mutating func addTwice(_ o: Accumulator) {
+            let d0 = o.c0 << 1, d1 = (o.c1 << 1) | (o.c0 >> 63), d2 = (o.c2 << 1) | (o.c1 >> 63)
+            let (s0, o0) = c0.addingReportingOverflow(d0)
+            let (s1a, o1a) = c1.addingReportingOverflow(d1)
+            let (s1, o1b) = s1a.addingReportingOverflow(o0 ? 1 : 0)
+            c0 = s0
+            c1 = s1
+            c2 = c2 &+ d2 &+ (o1a ? 1 : 0) &+ (o1b ? 1 : 0)
+        }
+        /// Drops c0 (the finished column word).
+        @inline(__always) mutating func shift() {
+            c0 = c1
+            c1 = c2
+            c2 = 0
+        }
+    }
+
+    /// `r = a · b · R⁻¹ mod m`, fully reduced, for `a < R` and `b < m` (both n limbs): Montgomery
+    /// multiplication in product-scanning form (Koç et al.'s FIPS), with the column sums in a
+    /// three-register accumulator; the final subtraction is masked (constant time). `r` may alias
+    /// `a` or `b`. `t` is scratch of n + 2 limbs.
     @inline(never)
-    static func mul(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
+    static func mulPortable(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
                     _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
-        t.update(repeating: 0, count: n)
-        var top: UInt64 = 0  // t[n]; t < 2m < 2R keeps it at 0 or 1
+        let q = t
+        var acc = Accumulator()
         for i in 0..<n {
-            let bi = b[i]
-            // j = 0: the low word of t + a·bi + q·m is zero by the choice of q.
-            let p0 = a[0].multipliedFullWidth(by: bi)
-            let (s0, o0) = p0.low.addingReportingOverflow(t[0])
-            var c1 = p0.high &+ (o0 ? 1 : 0)
-            let q = s0 &* m0inv
-            let r0 = m[0].multipliedFullWidth(by: q)
-            let (_, o1) = r0.low.addingReportingOverflow(s0)
-            var c2 = r0.high &+ (o1 ? 1 : 0)
-            var j = 1
-            while j < n {
-                // t[j] + a[j]·bi + c1 ≤ 2^128 − 1 and u + m[j]·q + c2 ≤ 2^128 − 1: the carries fit.
-                let p = a[j].multipliedFullWidth(by: bi)
-                let (s1, oa) = p.low.addingReportingOverflow(t[j])
-                let (s2, ob) = s1.addingReportingOverflow(c1)
-                c1 = p.high &+ (oa ? 1 : 0) &+ (ob ? 1 : 0)
-                let pm = m[j].multipliedFullWidth(by: q)
-                let (u1, oc) = pm.low.addingReportingOverflow(s2)
-                let (u2, od) = u1.addingReportingOverflow(c2)
-                c2 = pm.high &+ (oc ? 1 : 0) &+ (od ? 1 : 0)
-                t[j - 1] = u2
+            var j = 0
+            while j < i {
+                acc.mac(a[j], b[i - j])
+                acc.mac(q[j], m[i - j])
                 j += 1
             }
-            let (v1, oe) = top.addingReportingOverflow(c1)
-            let (v2, of) = v1.addingReportingOverflow(c2)
-            t[n - 1] = v2
-            top = (oe ? 1 : 0) &+ (of ? 1 : 0)
+            acc.mac(a[i], b[0])
+            let qi = acc.c0 &* m0inv
+            q[i] = qi
+            acc.mac(qi, m[0])  // clears c0
+            acc.shift()
         }
-        subtractIfAtLeast(r, t, top, m, n)
+        for i in n..<(2 * n) {
+            var j = i - n + 1
+            while j < n {
+                acc.mac(a[j], b[i - j])
+                acc.mac(q[j], m[i - j])
+                j += 1
+            }
+            q[i - n] = acc.c0  // q[i − n] is not read again
+            acc.shift()
+        }
+        subtractIfAtLeast(r, q, acc.c0, m, n)
     }
 
     /// `r = (top:t) − m` when that is non-negative, else `t`, chosen with a mask. `(top:t) < 2m`.
@@ -308,10 +394,10 @@ enum Montgomery {
                                   _ m: UnsafePointer<UInt64>, _ n: Int) {
         var borrow: UInt64 = 0
         for j in 0..<n {
-            let (d1, o1) = t[j].subtractingReportingOverflow(m[j])
-            let (d2, o2) = d1.subtractingReportingOverflow(borrow)
-            r[j] = d2
-            borrow = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+            // 128-bit difference: sub/sbb, no branch on the borrow.
+            let d = UInt128(t[j]) &- UInt128(m[j]) &- UInt128(borrow)
+            r[j] = UInt64(truncatingIfNeeded: d)
+            borrow = UInt64(truncatingIfNeeded: d >> 64) & 1
         }
         // The subtraction went negative exactly when top < borrow (top, borrow ∈ {0, 1}).
         let keepT = 0 &- ((~top & borrow) & 1)

@@ -13,6 +13,17 @@ public enum RSA {
         public let modulus: BigUInt
         /// The public exponent e.
         public let publicExponent: BigUInt
+        /// The Montgomery context of n, built once.
+        let montgomery: Modulus
+
+        public static func == (a: PublicKey, b: PublicKey) -> Bool {
+            a.modulus == b.modulus && a.publicExponent == b.publicExponent
+        }
+
+        public func hash(into h: inout Hasher) {
+            h.combine(modulus)
+            h.combine(publicExponent)
+        }
 
         /// A key from its numbers.
         ///
@@ -23,6 +34,7 @@ public enum RSA {
                   publicExponent >= BigUInt(3), publicExponent < modulus else { throw .invalidRSAKey }
             self.modulus = modulus
             self.publicExponent = publicExponent
+            montgomery = try Modulus(modulus)
         }
 
         /// Parses PEM: `BEGIN RSA PUBLIC KEY` (PKCS#1, as Telegram publishes its keys) or
@@ -109,8 +121,7 @@ public enum RSA {
             guard input.count <= byteCount else { throw .invalidRSAKey }
             let x = BigUInt(bigEndian: input)
             guard x < modulus else { throw .invalidRSAKey }
-            let mod = try Modulus(modulus)
-            return try mod.publicPower(x, publicExponent).bigEndianBytes(count: byteCount)
+            return try montgomery.publicPower(x, publicExponent).bigEndianBytes(count: byteCount)
         }
 
         /// The MTProto key fingerprint (spec §3.6): the lower 64 bits of
