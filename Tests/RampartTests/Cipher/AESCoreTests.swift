@@ -57,3 +57,39 @@ struct AESCoreTests {
         #expect(throws: RampartError.invalidInputLength) { try odd.withUnsafeMutableBytes { try hw.encrypt(blocks: $0) } }
     }
 }
+
+@Test("The default backend follows RAMPART_FORCE_PORTABLE and the CPU")
+func aesDefaultBackend() throws {
+    let c = try AES.Cipher(key: SymmetricKey(data: [UInt8](repeating: 9, count: 32)))
+    if CPU.forcePortable || !(CPU.detected.aes && CPU.detected.ssse3 && CPU.detected.sse41) {
+        #expect(c.backend == .portable)
+    } else {
+        #expect(c.backend == .hardware)
+    }
+    #expect(c.keyByteCount == 32)
+}
+
+@Test("CTR and GCM reject bad lengths with typed errors")
+func aesStreamErrors() throws {
+    let c = try AES.Cipher(key: [UInt8](repeating: 1, count: 16))
+    #expect(throws: RampartError.invalidNonceLength) { try AES.CTR(cipher: c, counter: [UInt8](repeating: 0, count: 15)) }
+    let s = try AES.CTR(cipher: c, counter: [UInt8](repeating: 0, count: 16))
+    var out = [UInt8](repeating: 0, count: 3)
+    #expect(throws: RampartError.invalidOutputLength) {
+        try [UInt8](repeating: 0, count: 4).withUnsafeBytes { i in try out.withUnsafeMutableBytes { try s.xor(i, into: $0) } }
+    }
+    var tag = [UInt8](repeating: 0, count: 15)
+    var msg = [UInt8](repeating: 0, count: 4)
+    #expect(throws: RampartError.invalidOutputLength) {
+        try msg.withUnsafeMutableBytes { m in try tag.withUnsafeMutableBytes { t in
+            try [UInt8](repeating: 0, count: 12).withUnsafeBytes { n in
+                try AES.GCM.seal(m, tag: t, using: c, nonce: n, authenticating: UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+        } }
+    }
+    #expect(throws: RampartError.invalidNonceLength) {
+        try msg.withUnsafeMutableBytes { m in try tag.withUnsafeMutableBytes { t in
+            try AES.GCM.seal(m, tag: t, using: c, nonce: UnsafeRawBufferPointer(start: nil, count: 0), authenticating: UnsafeRawBufferPointer(start: nil, count: 0))
+        } }
+    }
+}
