@@ -9,6 +9,8 @@
 //   rampart x25519 --scalar HEX [--point HEX]
 //   rampart box seal|open --secret-key HEX --public-key HEX --nonce HEX
 //   rampart stream xsalsa20 --key HEX --nonce HEX
+//   rampart prime check --hex HEX [--safe]
+//   rampart rsa keygen --out FILE | rampart rsa public --key FILE
 //   rampart vectors [PATH...]
 //   rampart info
 //
@@ -32,6 +34,8 @@ commands:
   stream xsalsa20                     XSalsa20 keystream XOR of stdin under --key HEX --nonce HEX
   x25519 --scalar HEX [--point HEX]   RFC 7748 X25519 (public key when --point is omitted)
   box seal|open                       NaCl crypto_box of stdin (--secret-key, --public-key, --nonce)
+  prime check --hex HEX [--safe]      print prime, safe-prime or composite
+  rsa keygen|public                   2048-bit RSA key to a PEM file; public key PEM and fingerprint
   vectors [PATH...]                   run reference vector files, print pass/fail counts
   info                                CPU features, selected kernels and reference libraries
 
@@ -67,6 +71,8 @@ case "secretbox": secretboxCommand(arguments)
 case "x25519": x25519Command(arguments)
 case "box": boxCommand(arguments)
 case "stream": streamCommand(arguments)
+case "prime": primeCommand(arguments)
+case "rsa": rsaCommand(arguments)
 case "vectors": vectorsCommand(arguments)
 case "info": infoCommand(arguments)
 default: usageError("unknown command '\(command)' (see rampart --help)")
