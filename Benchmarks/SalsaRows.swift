@@ -17,11 +17,11 @@ func salsaRows() -> [Row] {
         let out = UnsafeMutableRawBufferPointer.allocate(byteCount: size + 16, alignment: 64)
         let outBody = UnsafeMutableRawBufferPointer(rebasing: out[0..<size])
 
-        // xsalsa20: keystream XOR of the buffer from a fresh (key, nonce), as crypto_stream_xsalsa20_xor.
+        // xsalsa20: keystream XOR of the buffer under a fresh (key, nonce): the one-shot raw-buffer call
+        // that corresponds to crypto_stream_xsalsa20_xor.
         func stream(_ b: Backend) -> () -> Void {
             return {
-                var s = try! XSalsa20(key: key, nonce: nonce, backend: b)
-                try! s.xor(data, into: outBody)
+                try! XSalsa20.xor(data, into: outBody, key: key, nonce: nonce, backend: b)
                 consume(out.baseAddress!)
             }
         }

@@ -170,11 +170,8 @@ public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPoi
     while g < groups {
         let (c8, c9) = Input8.counters(counter)
         var s = input.start(c8, c9)
-        var r = 0
-        while r < 10 {
-            doubleRound(&s)
-            r &+= 1
-        }
+        doubleRound(&s); doubleRound(&s); doubleRound(&s); doubleRound(&s); doubleRound(&s)
+        doubleRound(&s); doubleRound(&s); doubleRound(&s); doubleRound(&s); doubleRound(&s)
         finish(s, input, c8, c9, src, dst, z)
         counter &+= 8
         src += 512

@@ -279,8 +279,40 @@ public struct XSalsa20 {
     ///
     /// - Throws: ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
     public static func xor<D: Collection<UInt8>, N: Collection<UInt8>>(_ data: D, key: SymmetricKey, nonce: N) throws(RampartError) -> [UInt8] {
-        var s = try XSalsa20(key: key, nonce: nonce)
-        return s.xor(data)
+        var out = Array(data)
+        let r = out.withUnsafeMutableBytes { b in
+            Result { () throws(RampartError) in try xor(UnsafeRawBufferPointer(b), into: b, key: key, nonce: nonce) }
+        }
+        try r.get()
+        return out
+    }
+
+    /// XORs `input` with the XSalsa20 keystream of `key` and `nonce`, starting at block `counter`, into
+    /// `output` (it may be `input`): `crypto_stream_xsalsa20_xor_ic` on raw buffers. The state lives
+    /// on the stack (no allocation) and is wiped before returning.
+    ///
+    /// - Throws: ``RampartError/invalidOutputLength`` unless `output.count == input.count`,
+    ///   ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
+    public static func xor<N: Collection<UInt8>>(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                                 key: SymmetricKey, nonce: N, counter: UInt64 = 0) throws(RampartError) {
+        try xor(input, into: output, key: key, nonce: nonce, counter: counter, backend: CPU.defaultBackend)
+    }
+
+    /// As ``xor(_:into:key:nonce:counter:)`` with a pinned backend (tests).
+    @_spi(Testing) public static func xor<N: Collection<UInt8>>(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SymmetricKey, nonce: N,
+        counter: UInt64 = 0, backend: Backend
+    ) throws(RampartError) {
+        var n = try nonceBytes(nonce, count: 24)
+        defer { wipe(&n) }
+        guard output.count == input.count else { throw .invalidOutputLength }
+        var x = try withKey32(key) { k in
+            withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter) }
+        }
+        if let src = input.baseAddress, let dst = output.baseAddress, input.count > 0 {
+            salsa20XOR(&x, src, dst, input.count, hardware: backend == .hardware)
+        }
+        wipe(&x)
     }
 
     /// The first `count` keystream bytes of `key` and `nonce` (`crypto_stream_xsalsa20`).
