@@ -21,14 +21,14 @@ struct Acc128 {
         let p = a.multipliedFullWidth(by: b)
         let (l, c) = lo.addingReportingOverflow(p.low)
         lo = l
-        hi = hi &+ p.high &+ (c ? 1 : 0)
+        hi = hi &+ p.high &+ bit(c)
     }
 
     /// `self += x`.
     @inline(__always) mutating func add(_ x: UInt64) {
         let (l, c) = lo.addingReportingOverflow(x)
         lo = l
-        hi = hi &+ (c ? 1 : 0)
+        hi = hi &+ bit(c)
     }
 
     /// Bits 51 and up (the caller keeps them below 2^64).
