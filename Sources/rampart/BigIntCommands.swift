@@ -37,8 +37,8 @@ usage: rampart rsa keygen --out FILE
        rampart rsa public --key FILE
   keygen  generates a 2048-bit key (e = 65537) and writes it to FILE as PKCS#1 PEM
           (BEGIN RSA PRIVATE KEY, file mode 0600).
-  public  reads a private key (PKCS#1) or public key (PKCS#1 or SubjectPublicKeyInfo) PEM and
-          prints the public key as PKCS#1 PEM, then `mtproto-fingerprint: HEX` (the MTProto key
+  public  reads a private key (PKCS#1) or public keys (PKCS#1 or SubjectPublicKeyInfo) PEM and
+          prints each public key as PKCS#1 PEM, then `mtproto-fingerprint: HEX` (the MTProto key
           fingerprint as a 64-bit integer in hex).
 """
 
@@ -65,15 +65,18 @@ func rsaCommand(_ args: [String]) {
         let path = o.require("key", "rsa public")
         guard var text = readTextFile(path) else { usageError("rsa public: cannot read \(path)") }
         defer { text = "" }
-        let pub: RSA.PublicKey
+        let keys: [RSA.PublicKey]
         if text.contains("-----BEGIN RSA PRIVATE KEY-----") {
-            do { pub = try RSA.PrivateKey(pemRepresentation: text).publicKey } catch { usageError("rsa public: \(explain(error))") }
+            do { keys = [try RSA.PrivateKey(pemRepresentation: text).publicKey] } catch { usageError("rsa public: \(explain(error))") }
         } else {
-            do { pub = try RSA.PublicKey(pemRepresentation: text) } catch { usageError("rsa public: \(explain(error))") }
+            // A file may list several public keys (Telegram publishes its keys that way): print each.
+            do { keys = try RSA.PublicKey.all(pemRepresentation: text) } catch { usageError("rsa public: \(explain(error))") }
         }
-        print(pub.pkcs1PEMRepresentation, terminator: "")
-        let f = String(pub.mtprotoFingerprint, radix: 16)
-        print("mtproto-fingerprint: " + String(repeating: "0", count: 16 - f.count) + f)
+        for pub in keys {
+            print(pub.pkcs1PEMRepresentation, terminator: "")
+            let f = String(pub.mtprotoFingerprint, radix: 16)
+            print("mtproto-fingerprint: " + String(repeating: "0", count: 16 - f.count) + f)
+        }
     default:
         usageError("rsa: unknown subcommand '\(o.positional[0])' (keygen, public)")
     }

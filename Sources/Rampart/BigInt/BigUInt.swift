@@ -186,7 +186,7 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     // MARK: Multiplication
 
-    /// The product (schoolbook; Karatsuba did not pay below several thousand bits here).
+    /// The product (schoolbook; no Karatsuba yet: the 2048-bit hot paths use Montgomery kernels).
     public static func * (a: BigUInt, b: BigUInt) -> BigUInt {
         if a.isZero || b.isZero { return BigUInt() }
         var r = [UInt64](repeating: 0, count: a.limbs.count + b.limbs.count)
