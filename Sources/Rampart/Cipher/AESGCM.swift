@@ -257,7 +257,9 @@ enum GCMEngine {
             #if arch(arm64) || RAMPART_TYPECHECK_ARM64
             if clmul { armGHASHPrecompute(UnsafeRawPointer(hkey), s + tableOffset) }
             #elseif arch(x86_64)
-            if clmul { ghashPrecompute(UnsafeRawPointer(hkey), s + tableOffset) }
+            // The eight-block powers only when some GHASH call will take eight blocks at once.
+            let allPowers = input.count >= 128 || aad.count >= 128 || (nonce.count != 12 && nonce.count >= 128)
+            if clmul { ghashPrecompute(UnsafeRawPointer(hkey), s + tableOffset, allPowers) }
             #endif
             var portableKey = GHASHPortableKey(hashKey: UnsafeRawPointer(hkey))
             defer { wipe(&portableKey) }
