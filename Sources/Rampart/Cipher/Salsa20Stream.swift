@@ -303,8 +303,7 @@ public struct XSalsa20 {
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SymmetricKey, nonce: N,
         counter: UInt64 = 0, backend: Backend
     ) throws(RampartError) {
-        var n = try nonceBytes(nonce, count: 24)
-        defer { wipe(&n) }
+        var n = try nonceBytes(nonce, count: 24)  // public: not wiped
         guard output.count == input.count else { throw .invalidOutputLength }
         var x = try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter) }
@@ -325,16 +324,26 @@ public struct XSalsa20 {
 }
 
 /// The Salsa20 input block of XSalsa20: HSalsa20 subkey of `key` and `nonce[0..<16]`, Salsa20 nonce
-/// `nonce[16..<24]`, block counter `counter`. The subkey copy on the stack is wiped.
+/// `nonce[16..<24]`, block counter `counter`. The subkey goes from the HSalsa20 state straight into
+/// the returned block; the one stack copy of the rounds is wiped.
 @inline(__always)
 func xsalsa20Input(key: UnsafeRawPointer, nonce: UnsafeRawPointer, counter: UInt64) -> SIMD16<UInt32> {
-    var sub = SIMD32<UInt8>()
-    let x = withUnsafeMutableBytes(of: &sub) { s in
-        hsalsa20(key: key, input: nonce, output: s.baseAddress!)
-        return salsa20Input(key: UnsafeRawPointer(s.baseAddress!), nonce.loadLE32(16), nonce.loadLE32(20),
-                            UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32))
-    }
-    wipe(&sub)
+    xsalsa20InputCore(key, nonce, counter, .zero)
+}
+
+/// ``xsalsa20Input(key:nonce:counter:)`` with an opaque zero (see ``hsalsa20Core(_:_:_:)``).
+@usableFromInline @inline(never)
+func xsalsa20InputCore(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64,
+                       _ z: SIMD4<UInt32>) -> SIMD16<UInt32> {
+    var s = salsa20Diagonal(salsa20Input(key: key, nonce.loadLE32(0), nonce.loadLE32(4), nonce.loadLE32(8),
+                                         nonce.loadLE32(12)))
+    s.doubleRounds(10, z: z)
+    // Subkey words z0, z5, z10, z15, z6, z7, z8, z9 are a[0...3], d[2], c[3], c[0], b[1] (see hsalsa20Core).
+    let x = SIMD16(salsaSigma.0, s.a[0], s.a[1], s.a[2], s.a[3],
+                   salsaSigma.1, nonce.loadLE32(16), nonce.loadLE32(20),
+                   UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32),
+                   salsaSigma.2, s.d[2], s.c[3], s.c[0], s.b[1], salsaSigma.3)
+    wipe(&s)
     return x
 }
 

@@ -58,7 +58,6 @@ public enum SecretBox {
         _ message: M, using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) -> [UInt8] {
         var n = try nonceBytes(nonce, count: 24)
-        defer { wipe(&n) }
         return try withKey32(key) { k in
             withContiguousBytes(message) { m in
                 let count = m.count
@@ -90,7 +89,6 @@ public enum SecretBox {
         _ box: B, using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) -> [UInt8] {
         var n = try nonceBytes(nonce, count: 24)
-        defer { wipe(&n) }
         guard box.count >= 16 else { throw .invalidInputLength }
         let result: [UInt8]? = try withKey32(key) { k in
             withContiguousBytes(box) { b in
@@ -172,7 +170,6 @@ public enum SecretBox {
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
-        defer { wipe(&n) }
         guard tag.count == 16, let t = tag.baseAddress else { throw .invalidOutputLength }
         try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
@@ -202,7 +199,6 @@ public enum SecretBox {
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
-        defer { wipe(&n) }
         guard tag.count == 16, let t = tag.baseAddress else { throw .authenticationFailure }
         let ok = try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
@@ -232,7 +228,6 @@ public enum SecretBox {
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
-        defer { wipe(&n) }
         guard output.count == message.count + 16, let o = output.baseAddress else { throw .invalidOutputLength }
         try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
@@ -261,7 +256,6 @@ public enum SecretBox {
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
-        defer { wipe(&n) }
         guard box.count >= 16, let b = box.baseAddress else { throw .invalidInputLength }
         guard output.count == box.count - 16 else { throw .invalidOutputLength }
         let ok = try withKey32(key) { k in
