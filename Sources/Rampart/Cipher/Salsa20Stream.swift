@@ -176,6 +176,7 @@ public struct Salsa20 {
     }
 
     /// As ``init(key:nonce:counter:)`` with a pinned backend (tests).
+    @_specialize(where N == [UInt8])
     @_spi(Testing) public init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
                                                       backend: Backend) throws(RampartError) {
         let n = try nonceBytes(nonce, count: 8)
@@ -243,6 +244,7 @@ public struct XSalsa20 {
     }
 
     /// As ``init(key:nonce:counter:)`` with a pinned backend (tests).
+    @_specialize(where N == [UInt8])
     @_spi(Testing) public init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
                                                       backend: Backend) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
@@ -299,6 +301,7 @@ public struct XSalsa20 {
     }
 
     /// As ``xor(_:into:key:nonce:counter:)`` with a pinned backend (tests).
+    @_specialize(where N == [UInt8])
     @_spi(Testing) public static func xor<N: Collection<UInt8>>(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SymmetricKey, nonce: N,
         counter: UInt64 = 0, backend: Backend

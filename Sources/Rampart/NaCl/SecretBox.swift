@@ -54,6 +54,7 @@ public enum SecretBox {
     }
 
     /// As ``seal(_:using:nonce:)`` with a pinned backend (tests).
+    @_specialize(where M == [UInt8], N == [UInt8])
     @_spi(Testing) public static func seal<M: Collection<UInt8>, N: Collection<UInt8>>(
         _ message: M, using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) -> [UInt8] {
@@ -85,6 +86,7 @@ public enum SecretBox {
     }
 
     /// As ``open(_:using:nonce:)`` with a pinned backend (tests).
+    @_specialize(where B == [UInt8], N == [UInt8])
     @_spi(Testing) public static func open<B: Collection<UInt8>, N: Collection<UInt8>>(
         _ box: B, using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) -> [UInt8] {
@@ -165,6 +167,7 @@ public enum SecretBox {
     }
 
     /// As ``seal(inPlace:tag:using:nonce:)`` with a pinned backend (tests).
+    @_specialize(where N == [UInt8])
     @_spi(Testing) public static func seal<N: Collection<UInt8>>(
         inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
@@ -194,6 +197,7 @@ public enum SecretBox {
     }
 
     /// As ``open(inPlace:tag:using:nonce:)`` with a pinned backend (tests).
+    @_specialize(where N == [UInt8])
     @_spi(Testing) public static func open<N: Collection<UInt8>>(
         inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
@@ -223,6 +227,7 @@ public enum SecretBox {
     }
 
     /// As ``seal(_:into:using:nonce:)`` with a pinned backend (tests).
+    @_specialize(where N == [UInt8])
     @_spi(Testing) public static func seal<N: Collection<UInt8>>(
         _ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
@@ -251,6 +256,7 @@ public enum SecretBox {
     }
 
     /// As ``open(_:into:using:nonce:)`` with a pinned backend (tests).
+    @_specialize(where N == [UInt8])
     @_spi(Testing) public static func open<N: Collection<UInt8>>(
         _ box: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
