@@ -7,6 +7,10 @@ import Swift
 
 #if arch(x86_64)
 
+/// A carry as a word without a select: `c ? 1 : 0` on carries compiled to conditional jumps
+/// (secret-dependent branches) in these kernels.
+@inline(__always) private func ctBit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
+
 /// Montgomery kernels for processors with BMI2 and ADX (callers check `CPU.features`).
 public enum MontgomeryBMI2 {
     /// `r = a · a · R⁻¹ mod m` (product scanning; each off-diagonal product computed once).
@@ -51,20 +55,20 @@ public enum MontgomeryBMI2 {
             let p = x.multipliedFullWidth(by: y)
             let (s0, o0) = c0.addingReportingOverflow(p.low)
             // p.high ≤ 2^64 − 2, so adding the carry cannot wrap.
-            let (s1, o1) = c1.addingReportingOverflow(p.high &+ (o0 ? 1 : 0))
+            let (s1, o1) = c1.addingReportingOverflow(p.high &+ ctBit(o0))
             c0 = s0
             c1 = s1
-            c2 &+= o1 ? 1 : 0
+            c2 &+= ctBit(o1)
         }
         /// self += 2 · o
         @inline(__always) mutating func addTwice(_ o: Accumulator) {
             let d0 = o.c0 << 1, d1 = (o.c1 << 1) | (o.c0 >> 63), d2 = (o.c2 << 1) | (o.c1 >> 63)
             let (s0, o0) = c0.addingReportingOverflow(d0)
             let (s1a, o1a) = c1.addingReportingOverflow(d1)
-            let (s1, o1b) = s1a.addingReportingOverflow(o0 ? 1 : 0)
+            let (s1, o1b) = s1a.addingReportingOverflow(ctBit(o0))
             c0 = s0
             c1 = s1
-            c2 = c2 &+ d2 &+ (o1a ? 1 : 0) &+ (o1b ? 1 : 0)
+            c2 = c2 &+ d2 &+ ctBit(o1a) &+ ctBit(o1b)
         }
         /// Drops c0 (the finished column word).
         @inline(__always) mutating func shift() {

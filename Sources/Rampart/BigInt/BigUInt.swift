@@ -144,7 +144,7 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
             let (s1, o1) = r[i].addingReportingOverflow(i < short.count ? short[i] : 0)
             let (s2, o2) = s1.addingReportingOverflow(carry)
             r[i] = s2
-            carry = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+            carry = ctBit(o1) &+ ctBit(o2)
         }
         r[long.count] = carry
         return BigUInt(limbs: r)
@@ -164,7 +164,7 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
             let (d1, o1) = x.subtractingReportingOverflow(y)
             let (d2, o2) = d1.subtractingReportingOverflow(borrow)
             r[i] = d2
-            borrow = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+            borrow = ctBit(o1) &+ ctBit(o2)
         }
         return (BigUInt(limbs: r), borrow != 0)
     }
@@ -400,7 +400,7 @@ enum LimbMath {
                 let (s1, o1) = p.low.addingReportingOverflow(r[i + j])
                 let (s2, o2) = s1.addingReportingOverflow(carry)
                 r[i + j] = s2
-                carry = p.high &+ (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+                carry = p.high &+ ctBit(o1) &+ ctBit(o2)
             }
             r[i + an] = carry
         }
@@ -447,11 +447,11 @@ enum LimbMath {
             for i in 0..<n {
                 let p = qhat.multipliedFullWidth(by: vn[i])
                 let (plo, c1) = p.low.addingReportingOverflow(carry)
-                carry = p.high &+ (c1 ? 1 : 0)
+                carry = p.high &+ ctBit(c1)
                 let (t1, b1) = un[i + j].subtractingReportingOverflow(plo)
                 let (t2, b2) = t1.subtractingReportingOverflow(borrow)
                 un[i + j] = t2
-                borrow = (b1 ? 1 : 0) &+ (b2 ? 1 : 0)
+                borrow = ctBit(b1) &+ ctBit(b2)
             }
             let (t1, b1) = un[j + n].subtractingReportingOverflow(carry)
             let (t2, b2) = t1.subtractingReportingOverflow(borrow)
@@ -464,7 +464,7 @@ enum LimbMath {
                     let (s1, o1) = un[i + j].addingReportingOverflow(vn[i])
                     let (s2, o2) = s1.addingReportingOverflow(c)
                     un[i + j] = s2
-                    c = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+                    c = ctBit(o1) &+ ctBit(o2)
                 }
                 un[j + n] &+= c
             }

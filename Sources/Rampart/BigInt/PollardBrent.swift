@@ -207,7 +207,7 @@ struct Mont64 {
         let qn = q.multipliedFullWidth(by: n)
         let (_, c) = p.low.addingReportingOverflow(qn.low)
         let (h1, o1) = p.high.addingReportingOverflow(qn.high)
-        let (h2, o2) = h1.addingReportingOverflow(c ? 1 : 0)
+        let (h2, o2) = h1.addingReportingOverflow(ctBit(c))
         // The true value h = p.high + qn.high + c < 2n; reduce once.
         if o1 || o2 || h2 >= n { return h2 &- n }
         return h2

@@ -108,7 +108,7 @@ extension BigUInt {
             let (d1, o1) = mod.m[j].subtractingReportingOverflow(one[j])
             let (d2, o2) = d1.subtractingReportingOverflow(borrow)
             minusOne[j] = d2
-            borrow = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+            borrow = ctBit(o1) &+ ctBit(o2)
         }
         let baseBound = (try? self - BigUInt(3)) ?? BigUInt(1)   // bases 2 ... n − 2
         return mod.withWorkspace(limbs: 4 * n + 2) { ws in

@@ -72,3 +72,7 @@ internal func withContiguousBytes<C: Collection<UInt8>, R>(
     let copy = Array(c)
     return try copy.withUnsafeBytes(body)
 }
+
+/// A carry or comparison bit as a word (0 or 1) without a select. Multi-word arithmetic on secrets
+/// uses this instead of `c ? 1 : 0`, which LLVM sometimes compiles to a conditional jump.
+@usableFromInline @inline(__always) func ctBit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }

@@ -286,7 +286,7 @@ public enum RSA {
                 let (s1, o1) = m[i].addingReportingOverflow(i < nq ? m2[i] : 0)
                 let (s2, o2) = s1.addingReportingOverflow(carry)
                 m[i] = s2
-                carry = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+                carry = ctBit(o1) &+ ctBit(o2)
             }
             var result = BigUInt(limbs: m)
             let out = try result.bigEndianBytes(count: k)
@@ -342,7 +342,7 @@ extension Modulus {
             let (d1, o1) = a[j].subtractingReportingOverflow(b[j])
             let (d2, o2) = d1.subtractingReportingOverflow(borrow)
             r[j] = d2
-            borrow = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+            borrow = ctBit(o1) &+ ctBit(o2)
         }
         // Add m back when the difference went negative.
         let mask = 0 &- borrow
@@ -351,7 +351,7 @@ extension Modulus {
             let (s1, o1) = r[j].addingReportingOverflow(m[j] & mask)
             let (s2, o2) = s1.addingReportingOverflow(carry)
             r[j] = s2
-            carry = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+            carry = ctBit(o1) &+ ctBit(o2)
         }
         return r
     }
@@ -379,7 +379,7 @@ extension Modulus {
             let (s1, o1) = a[j].addingReportingOverflow(b[j])
             let (s2, o2) = s1.addingReportingOverflow(carry)
             t[j] = s2
-            carry = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
+            carry = ctBit(o1) &+ ctBit(o2)
         }
         Montgomery.subtractIfAtLeast(a, t, carry, m, n)
     }
