@@ -44,10 +44,17 @@ let package = Package(
             path: "Sources/RampartAccelBMI2",
             swiftSettings: kernelFlags(["+bmi2", "+adx"])
         ),
+        // The Salsa20 AVX2 kernel: the AVX2 tier, in its own module (its unrolled rounds compile slowly).
+        .target(
+            name: "RampartAccelAVX2Salsa",
+            path: "Sources/RampartAccelAVX2Salsa",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
+        ),
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelBMI2"],
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelBMI2",
+                           "RampartAccelAVX2Salsa"],
             path: "Sources/Rampart"
         ),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.

@@ -12,11 +12,11 @@
 //   scrypt's Salsa20/8 runs on): HSalsa20, the first block of a secretbox, and short tails;
 // * four blocks at once, one SIMD4 vector per state word holding that word of four consecutive blocks
 //   (the layout of libsodium's `xmm6int` code): the portable bulk path, SSE2 on x86_64, NEON on arm64;
-// * eight blocks at once with AVX2 (RampartAccelAVX2/Salsa20AVX2.swift): the hardware bulk path.
+// * eight blocks at once with AVX2 (RampartAccelAVX2Salsa/Salsa20AVX2.swift): the hardware bulk path.
 //
 // A partial last block is handled by the stream types, which keep the unused keystream bytes.
 
-internal import RampartAccelAVX2
+internal import RampartAccelAVX2Salsa
 
 /// The Salsa20 constants "expand 32-byte k" as four little-endian words (x0, x5, x10, x15).
 @usableFromInline let salsaSigma: (UInt32, UInt32, UInt32, UInt32) = (0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574)

@@ -7,9 +7,9 @@
 //
 // Seal encrypts and authenticates in chunks of `secretBoxChunk` bytes so that each chunk of
 // ciphertext is still in the L1 cache when Poly1305 reads it. With AVX2 the bulk runs in one stitched
-// kernel (RampartAccelAVX2/Salsa20AVX2.swift) that overlaps the two.
+// kernel (RampartAccelAVX2Salsa/Salsa20AVX2.swift) that overlaps the two.
 
-internal import RampartAccelAVX2
+internal import RampartAccelAVX2Salsa
 
 /// Ciphertext bytes per encrypt-then-MAC step of a seal (a multiple of 64).
 let secretBoxChunk = 4096

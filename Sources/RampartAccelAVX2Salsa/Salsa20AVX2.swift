@@ -1,6 +1,8 @@
 // Salsa20/20 keystream XOR, eight blocks at a time, with AVX2.
 //
-// Compiled with -parse-stdlib and +avx +avx2 +ssse3 +sse4.1 +bmi2 only. The caller must have checked
+// Compiled with -parse-stdlib and the AVX2 tier's features only (its own target, RampartAccelAVX2Salsa:
+// the ten unrolled double rounds take the Swift optimizer about four minutes, and a separate module
+// keeps that cost away from every rebuild of the other AVX2 kernels). The caller must have checked
 // for AVX2. The whole loop lives here: one call per buffer.
 //
 // Layout (libsodium's `avx2` Salsa20 code has the same one): sixteen 256-bit vectors, vector i holds
@@ -18,6 +20,14 @@ import Swift
 #if arch(x86_64)
 
 typealias W8 = SIMD8<UInt32>
+
+/// Zero, read with a volatile load so that the optimizer cannot know its value.
+@inline(__always) func opaqueZero() -> UInt64 {
+    var zero: UInt64 = 0
+    return withUnsafeMutablePointer(to: &zero) {
+        UInt64(Builtin.atomicload_monotonic_volatile_Int64(UnsafeMutableRawPointer($0)._rawValue))
+    }
+}
 
 /// One step of two independent quarter-rounds at once: `b_i ^= (a_i + d_i) <<< n` (the pairing of
 /// libsodium's code: enough independent work for the scheduler, few live temporaries).
