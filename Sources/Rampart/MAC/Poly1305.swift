@@ -246,6 +246,8 @@ public struct Poly1305 {
     /// The tag of `data` under the one-time `key`.
     ///
     /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes.
+    @_specialize(where D == [UInt8])
+    @_specialize(where D == UnsafeRawBufferPointer)
     public static func authenticationCode<D: Collection<UInt8>>(for data: D, using key: SymmetricKey) throws(RampartError) -> Tag {
         var st = try withKey32(key) { Poly1305State(key: $0) }
         withContiguousBytes(data) { d in
