@@ -264,7 +264,7 @@ public enum RSA {
             let np = modP.limbCount, nq = modQ.limbCount
             let cl = Modulus.padded(c, publicKey.modulus.limbs.count)
             var m1 = modP.reduceCT(cl), m2 = modQ.reduceCT(cl)
-            let dpl = Modulus.padded(s.dp, np), dql = Modulus.padded(s.dq, nq)
+            var dpl = Modulus.padded(s.dp, np), dql = Modulus.padded(s.dq, nq)
             m1.withUnsafeMutableBufferPointer { b in dpl.withUnsafeBufferPointer { e in
                 modP.powerCT(b.baseAddress!, b.baseAddress!, e.baseAddress, e.count)
             } }
@@ -272,11 +272,12 @@ public enum RSA {
                 modQ.powerCT(b.baseAddress!, b.baseAddress!, e.baseAddress, e.count)
             } }
             // h = qinv · (m1 − m2) mod p
-            let m2p = modP.reduceCT(m2)
-            var h = modP.subtractCT(m1, m2p)
-            h = modP.multiplyCT(h, Modulus.padded(s.qinv, np))
+            var m2p = modP.reduceCT(m2)
+            var h0 = modP.subtractCT(m1, m2p)
+            var qinvl = Modulus.padded(s.qinv, np)
+            var h = modP.multiplyCT(h0, qinvl)
             // m = m2 + h · q (fixed lengths: np + nq limbs)
-            let ql = Modulus.padded(s.q, nq)
+            var ql = Modulus.padded(s.q, nq)
             var m = [UInt64](repeating: 0, count: np + nq)
             m.withUnsafeMutableBufferPointer { pm in h.withUnsafeBufferPointer { ph in ql.withUnsafeBufferPointer { pq in
                 LimbMath.multiply(pm.baseAddress!, ph.baseAddress!, np, pq.baseAddress!, nq)
@@ -297,6 +298,14 @@ public enum RSA {
             m2.withUnsafeMutableBytes { secureZero($0) }
             h.withUnsafeMutableBytes { secureZero($0) }
             m.withUnsafeMutableBytes { secureZero($0) }
+            // Intermediates and padded copies of the key values (a copy that still shares the key's
+            // storage is copied on write first, so the key itself is not touched).
+            h0.withUnsafeMutableBytes { secureZero($0) }
+            m2p.withUnsafeMutableBytes { secureZero($0) }
+            qinvl.withUnsafeMutableBytes { secureZero($0) }
+            ql.withUnsafeMutableBytes { secureZero($0) }
+            dpl.withUnsafeMutableBytes { secureZero($0) }
+            dql.withUnsafeMutableBytes { secureZero($0) }
             result.wipe()
             guard ok else { throw .invalidRSAKey }
             return out
