@@ -19,6 +19,7 @@ let package = Package(
     name: "Rampart",
     products: [
         .library(name: "Rampart", targets: ["Rampart"]),
+        .library(name: "RampartMTProto", targets: ["RampartMTProto"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -57,24 +58,31 @@ let package = Package(
                            "RampartAccelAVX2Salsa"],
             path: "Sources/Rampart"
         ),
+        // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).
+        .target(name: "RampartMTProto", dependencies: ["Rampart"], path: "Sources/RampartMTProto"),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
         .target(name: "RampartVectors", dependencies: ["Rampart"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
-            dependencies: ["Rampart", "RampartReference", "RampartVectors"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartReference", "RampartVectors"],
             path: "Sources/rampart"
         ),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["Rampart", "RampartReference"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartReference"],
             path: "Benchmarks"
         ),
         .testTarget(
             name: "RampartTests",
             dependencies: ["Rampart", "RampartVectors"],
             path: "Tests/RampartTests"
+        ),
+        .testTarget(
+            name: "RampartMTProtoTests",
+            dependencies: ["RampartMTProto", "Rampart", "RampartVectors"],
+            path: "Tests/RampartMTProtoTests"
         ),
         .testTarget(
             name: "CrossCheckTests",

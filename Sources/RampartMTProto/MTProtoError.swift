@@ -1,0 +1,55 @@
+// The one error type of RampartMTProto. Every decoder (transport frames, obfuscation headers, TL,
+// encrypted packets, handshake messages) throws one of these for bad input and leaves its state
+// unchanged; nothing in this module traps on bytes from the network.
+
+/// Errors of the MTProto module.
+///
+/// Receiver checks on encrypted messages that precede or follow the `msg_key` comparison all report
+/// ``MTProtoError/rejectedMessage`` so that a sender cannot tell them apart (spec §1.6).
+public enum MTProtoError: Error, Equatable, Hashable, Sendable {
+    // MARK: TL
+    /// TL data ended before the value being read was complete.
+    case truncated
+    /// A constructor id other than the one(s) acceptable at this point.
+    case unexpectedConstructor(UInt32)
+    /// A TL value is malformed (bad `bytes` padding, negative or oversized count or length).
+    case malformedTL(String)
+    /// Bytes remained after a value that must fill its buffer exactly.
+    case trailingBytes
+
+    // MARK: Message layer
+    /// An encrypted message failed a receiver check (auth_key_id, msg_key, length, padding, session,
+    /// msg_id parity, replay or time window). One case for all of them, by design.
+    case rejectedMessage
+    /// An outgoing message could not be built (body too long or not a multiple of 4, bad padding
+    /// policy).
+    case invalidMessage(String)
+    /// An auth key that is not exactly 256 bytes.
+    case invalidAuthKey
+
+    // MARK: Session layer
+    /// A service message or container that does not follow the rules of spec §2.
+    case invalidServiceMessage(String)
+
+    // MARK: Handshake
+    /// A handshake message that does not fit the current state, or whose nonces do not match.
+    case handshakeFailed(String)
+    /// The DH parameters or values failed a check of spec §4.
+    case dhCheckFailed(String)
+    /// No RSA key with one of the offered fingerprints is known.
+    case unknownFingerprint
+    /// A primitive of the Rampart module refused its input.
+    case primitive(RampartError)
+
+    // MARK: Transports
+    /// A transport frame, header or length is invalid.
+    case invalidFrame(String)
+    /// A frame announces more than the transport's length limit; nothing was allocated for it.
+    case frameTooLarge(Int)
+    /// The first bytes of a connection match no known transport.
+    case unknownTransport
+    /// A full-transport frame has a bad CRC32 or sequence number.
+    case frameCheckFailed(String)
+    /// A fake-TLS record or server hello failed verification.
+    case fakeTLSFailed(String)
+}
