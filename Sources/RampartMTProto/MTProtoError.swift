@@ -52,4 +52,6 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     case frameCheckFailed(String)
     /// A fake-TLS record or server hello failed verification.
     case fakeTLSFailed(String)
+    /// An MTProxy secret of the wrong length or kind (spec §6.6: 16 bytes, `dd` + 16, `ee` + 16 + domain).
+    case invalidProxySecret(String)
 }
