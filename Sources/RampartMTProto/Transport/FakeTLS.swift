@@ -193,7 +193,8 @@ struct HelloWriter {
 /// its first application data; writes are split into records of at most 2878 bytes. Incoming
 /// ChangeCipherSpec records are skipped, application-data payloads are decrypted and decoded.
 /// tdlib waits for the server hello before its first write; this codec does not enforce it.
-/// Receiving follows the contract of ``TransportDecoder``: a throwing ``next()`` consumes nothing.
+/// Errors are sticky: once ``next()`` throws, every later call throws the same error (a verified server
+/// hello and records unwrapped before the bad bytes are kept); close the connection.
 public final class FakeTLSClient {
     /// The ClientHello record to send first.
     public let clientHello: [UInt8]

@@ -195,24 +195,37 @@ public struct TransportDecoder: Sendable, Hashable {
     ///   ``MTProtoError/frameCheckFailed(_:)`` (full transport: bad CRC32 or sequence number). Nothing is
     ///   consumed when it throws.
     public mutating func next() throws(MTProtoError) -> TransportEvent? {
+        // Nothing is committed until an event is returned or more bytes are needed, so that a throw
+        // (possibly after a tag or a no-op packet) leaves the decoder exactly as it was.
+        var offset = 0
         if tagPending {
             let tag = framing.tag
-            guard buffer.count >= tag.count else {
-                // Reject a wrong first byte early rather than waiting for four.
-                for i in 0..<buffer.count where buffer[i] != tag[i] { throw .invalidFrame("wrong transport tag") }
+            let have = min(tag.count, buffer.count)
+            // A wrong first byte is rejected at once rather than after four.
+            for i in 0..<have where buffer[i] != tag[i] { throw .invalidFrame("wrong transport tag") }
+            guard have == tag.count else { return nil }
+            offset = tag.count
+        }
+        var sequenced: UInt32 = 0
+        while true {
+            guard let frame = try parse(at: offset, sequenceNumber: expectedSequenceNumber &+ sequenced) else {
+                commit(offset, sequenced)
                 return nil
             }
-            for i in 0..<tag.count where buffer[i] != tag[i] { throw .invalidFrame("wrong transport tag") }
-            buffer.consume(tag.count)
-            tagPending = false
-        }
-        while true {
-            guard let frame = try parse() else { return nil }
-            buffer.consume(frame.consumed)
-            if framing == .full && frame.sequenced { expectedSequenceNumber &+= 1 }
-            if let e = frame.event { return e }
+            offset += frame.consumed
+            if frame.sequenced { sequenced += 1 }
+            if let e = frame.event {
+                commit(offset, sequenced)
+                return e
+            }
             // A no-op special packet: keep going.
         }
+    }
+
+    private mutating func commit(_ consumed: Int, _ sequenced: UInt32) {
+        if consumed > 0 && tagPending { tagPending = false }
+        buffer.consume(consumed)
+        expectedSequenceNumber &+= sequenced
     }
 
     /// One parsed frame: how many bytes it spans, whether it used a full-transport sequence number,
@@ -223,17 +236,17 @@ public struct TransportDecoder: Sendable, Hashable {
         var event: TransportEvent?
     }
 
-    /// Parses the frame at the front of the buffer without changing anything.
-    private func parse() throws(MTProtoError) -> Parsed? {
-        let avail = buffer.count
+    /// Parses the frame that starts `o` bytes into the buffer, changing nothing.
+    private func parse(at o: Int, sequenceNumber: UInt32) throws(MTProtoError) -> Parsed? {
+        let avail = buffer.count - o
         switch framing {
         case .abridged:
             guard avail >= 1 else { return nil }
-            let b0 = buffer[0]
+            let b0 = buffer[o]
             if role == .client && b0 & 0x80 != 0 {
                 // A quick-ack reply: four bytes, the value big-endian (§1.7).
                 guard avail >= 4 else { return nil }
-                return Parsed(consumed: 4, sequenced: false, event: .quickAck(buffer.le32(0).byteSwapped))
+                return Parsed(consumed: 4, sequenced: false, event: .quickAck(buffer.le32(o).byteSwapped))
             }
             let ack = b0 & 0x80 != 0
             let short = Int(b0 & 0x7F)
@@ -242,16 +255,16 @@ public struct TransportDecoder: Sendable, Hashable {
             if short == 0x7F {
                 guard avail >= 4 else { return nil }
                 header = 4
-                units = Int(buffer.le32(0) >> 8)
+                units = Int(buffer.le32(o) >> 8)
             }
             let length = units * 4  // at most 0xFFFFFF * 4: no overflow
             guard length <= maxPacketLength else { throw .frameTooLarge(length) }
             guard avail >= header + length else { return nil }
-            return try finish(buffer.bytes(header..<(header + length)), consumed: header + length, ack: ack)
+            return try finish(buffer.bytes((o + header)..<(o + header + length)), consumed: header + length, ack: ack)
 
         case .intermediate, .paddedIntermediate:
             guard avail >= 4 else { return nil }
-            let raw = buffer.le32(0)
+            let raw = buffer.le32(o)
             if role == .client && raw & 0x8000_0000 != 0 {
                 return Parsed(consumed: 4, sequenced: false, event: .quickAck(raw))
             }
@@ -261,11 +274,11 @@ public struct TransportDecoder: Sendable, Hashable {
             guard length - slack <= maxPacketLength else { throw .frameTooLarge(length) }
             guard avail >= 4 + length else { return nil }
             let payloadLength = framing == .paddedIntermediate ? length - length % 4 : length
-            return try finish(buffer.bytes(4..<(4 + payloadLength)), consumed: 4 + length, ack: ack)
+            return try finish(buffer.bytes((o + 4)..<(o + 4 + payloadLength)), consumed: 4 + length, ack: ack)
 
         case .full:
             guard avail >= 4 else { return nil }
-            let raw = buffer.le32(0)
+            let raw = buffer.le32(o)
             if role == .client && raw & 0x8000_0000 != 0 {
                 return Parsed(consumed: 4, sequenced: false, event: .quickAck(raw))
             }
@@ -274,13 +287,13 @@ public struct TransportDecoder: Sendable, Hashable {
             guard length >= 12 else { throw .invalidFrame("full transport length \(length) is below 12") }
             guard length - 12 <= maxPacketLength else { throw .frameTooLarge(length - 12) }
             guard avail >= length else { return nil }
-            let crc = buffer.withBytes(0..<(length - 4)) { CRC32.checksum(bufferPointer: $0) }
-            guard crc == buffer.le32(length - 4) else { throw .frameCheckFailed("CRC32 mismatch") }
-            let seq = buffer.le32(4)
-            guard seq == expectedSequenceNumber else {
-                throw .frameCheckFailed("sequence number \(seq), expected \(expectedSequenceNumber)")
+            let crc = buffer.withBytes(o..<(o + length - 4)) { CRC32.checksum(bufferPointer: $0) }
+            guard crc == buffer.le32(o + length - 4) else { throw .frameCheckFailed("CRC32 mismatch") }
+            let seq = buffer.le32(o + 4)
+            guard seq == sequenceNumber else {
+                throw .frameCheckFailed("sequence number \(seq), expected \(sequenceNumber)")
             }
-            var p = try finish(buffer.bytes(8..<(length - 4)), consumed: length, ack: ack)
+            var p = try finish(buffer.bytes((o + 8)..<(o + length - 4)), consumed: length, ack: ack)
             p.sequenced = true
             return p
         }

@@ -49,9 +49,9 @@ public enum TransportDetector {
 /// while let event = try conn.next() { ... try conn.encode(reply, using: &rng) ... }
 /// ```
 ///
-/// Receiving follows the contract of ``TransportDecoder`` (a throwing ``next()`` consumes nothing;
-/// errors are sticky: close the connection). Before the transport is known, ``encode(_:using:)``
-/// throws. A class: it owns the connection's keystreams.
+/// Errors are sticky: once ``next()`` throws, every later call throws the same error; close the
+/// connection. (A detection made before the error is kept.) Before the transport is known,
+/// ``encode(_:using:)`` throws. A class: it owns the connection's keystreams.
 public final class ServerTransport {
     /// The MTProxy secret's key expected in obfuscated2 headers, if this server acts as a proxy.
     public let secret: SymmetricKey?

@@ -5,9 +5,12 @@
 // * `feed(_:)` appends bytes (split anywhere, any chunk size, even empty) and never fails;
 // * `next()` returns the next complete event, `nil` when more bytes are needed, or throws a typed
 //   ``MTProtoError`` for malformed input;
-// * a `next()` that throws consumes nothing and changes no state (sequence numbers included): the bad
-//   frame stays buffered and every later call throws the same error. Errors are therefore sticky and
-//   the connection should be closed; events that precede the bad frame are all delivered first;
+// * errors are sticky: after a `next()` throws, every later call throws the same error, and all events
+//   that precede the bad bytes have been delivered first; close the connection. For the framing
+//   decoder (and obfuscated2, which only decrypts in front of it) a throwing `next()` moreover changes
+//   no state at all (tag, no-op packets and sequence numbers included): the bad frame stays buffered.
+//   The layered connection objects (ServerTransport, FakeTLSClient) may keep progress made below the
+//   bad bytes (a detected transport, a verified server hello, records already unwrapped);
 // * a length field is checked against the configured maximum as soon as the header is buffered, before
 //   the body arrives and before anything is allocated for it.
 
