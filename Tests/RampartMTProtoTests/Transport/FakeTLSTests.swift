@@ -5,9 +5,10 @@ import RampartMTProto
 /// Vector G10's secret: 00 … 00 01 (16 bytes).
 private let g10Secret = SymmetricKey(data: [UInt8](repeating: 0, count: 15) + [1])
 
-/// A shared capture as bytes, or nil (with a SKIP line) when ../shared is absent.
+/// A capture as bytes: the project's copy in Vectors/, else ../shared (nil with a SKIP line when neither exists).
 private func fakeTLSCapture(_ name: String) -> [UInt8]? {
-    guard let d = sharedMTProtoFile(name) else { return nil }
+    let own = FileManager.default.contents(atPath: mtprotoProjectRoot + "/Vectors/mtproto_" + name)
+    guard let d = own ?? sharedMTProtoFile(name) else { return nil }
     let text = String(decoding: d, as: UTF8.self).filter { $0.isHexDigit }
     return transportHex(text)
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RampartMTProto
 
@@ -51,6 +52,21 @@ struct FrameCodecTests {
         }
         // The D3 CRC trailer on its own.
         #expect(CRC32.checksum(data: transportHex("3400000000000000") + d3Packet) == 0xF733_E134)
+    }
+
+    @Test("Shared derived_vectors.json: the transport framings of req_pq_multi")
+    func sharedDerivedVectors() throws {
+        guard let data = sharedMTProtoFile("derived_vectors.json") else { return }
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let payload = transportHex(try #require(json["req_pq_multi_payload"] as? String))
+        #expect(payload == d3Packet)
+        var rng = TransportTestRNG(12)
+        for (key, framing) in [("abridged", TransportFraming.abridged), ("intermediate", .intermediate), ("full_seq0", .full)] {
+            var enc = TransportEncoder(framing: framing, role: .client)
+            #expect(try enc.encode(payload, using: &rng) == transportHex(try #require(json[key] as? String)), "\(key)")
+        }
+        let ack = try #require(json["c2s"] as? [String: Any])["quick_ack_uint32"] as? String
+        #expect(ack == "0x9e8d9284")
     }
 
     @Test("Tags: sent once by a client, expected once by a server, never by the other direction")
