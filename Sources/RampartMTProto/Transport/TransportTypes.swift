@@ -60,7 +60,10 @@ public enum TransportFraming: Sendable, Hashable, CaseIterable {
 /// Which end of the connection a codec works for. A `.client` encoder writes client→server frames and
 /// a `.client` decoder reads server→client frames; `.server` is the mirror image.
 public enum TransportRole: Sendable, Hashable {
+    /// The connecting end: sends tags and headers, may request quick acks, receives quick acks and
+    /// transport errors.
     case client
+    /// The accepting end: expects tags, sees quick-ack requests, sends quick acks and transport errors.
     case server
 }
 
