@@ -94,7 +94,7 @@ struct Obfuscated2Tests {
         }
     }
 
-    @Test("DC ids as int16 LE: media DC 4 is FC FF; nil leaves the bytes random")
+    @Test("DC ids round-trip as int16 LE (media DC 4 = FC FF, test DCs +10000); full cannot be obfuscated")
     func dcIds() throws {
         var rng = TransportTestRNG(21)
         for dc: Int16 in [1, 2, -4, 10_002, -10_005, .min, .max] {
