@@ -22,7 +22,7 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     /// msg_id parity, replay or time window). One case for all of them, by design.
     case rejectedMessage
     /// An outgoing message could not be built (body too long or not a multiple of 4, bad padding
-    /// policy).
+    /// policy), or an unencrypted (auth_key_id = 0) message is malformed.
     case invalidMessage(String)
     /// An auth key that is not exactly 256 bytes.
     case invalidAuthKey

@@ -1,0 +1,100 @@
+// The 2048-bit MTProto authorization key (spec §1.5, §3), its auth_key_id and aux_hash.
+
+/// An MTProto authorization key: exactly 256 bytes (the big-endian DH result `g_ab mod dh_prime`,
+/// left-padded with zeros), with its derived identifiers.
+///
+/// The key bytes live in one heap allocation that is wiped when the last copy of the value is
+/// released. Equality compares the 256 bytes in constant time. Only bytes 0..<128 enter the message
+/// KDF and msg_key (spec §1.2–§1.4); the whole key enters `auth_key_id` and `aux_hash`.
+///
+/// ```swift
+/// let key = try AuthKey(bytes)     // 256 bytes from the handshake
+/// key.id                           // auth_key_id as a UInt64 (little-endian reading)
+/// key.idBytes                      // the 8 bytes that start every encrypted packet
+/// ```
+public struct AuthKey: Sendable, Equatable, Hashable {
+    /// The key bytes (256, 64-byte aligned), wiped on release.
+    final class Storage: @unchecked Sendable {
+        // Immutable after init.
+        let base: UnsafeMutableRawPointer
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            base = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 64)
+            base.copyMemory(from: bytes.baseAddress!, byteCount: 256)
+        }
+
+        deinit {
+            secureZero(UnsafeMutableRawBufferPointer(start: base, count: 256))
+            base.deallocate()
+        }
+    }
+
+    let storage: Storage
+
+    /// `auth_key_id`: the 64 lower-order bits of SHA1(auth_key), i.e. digest bytes 12..<20 read
+    /// little-endian (spec §1.5). Putting it on the wire as a TL `long` gives ``idBytes``.
+    public let id: UInt64
+
+    /// `aux_hash`: the 64 higher-order bits of SHA1(auth_key), digest bytes 0..<8 read
+    /// little-endian (spec §0, §3).
+    public let auxHash: UInt64
+
+    /// The number of bytes in an auth key.
+    public static let byteCount = 256
+
+    /// Takes a copy of `bytes`, which must be exactly 256 bytes.
+    /// - Throws: ``MTProtoError/invalidAuthKey`` for any other length.
+    public init(_ bytes: some Collection<UInt8>) throws(MTProtoError) {
+        guard bytes.count == AuthKey.byteCount else { throw .invalidAuthKey }
+        var copy = Array(bytes)
+        storage = copy.withUnsafeBytes { Storage($0) }
+        copy.secureWipe()
+        let digest = Insecure.SHA1.hash(bufferPointer: UnsafeRawBufferPointer(start: storage.base, count: 256))
+        let (i, a) = digest.withUnsafeBytes { d in (readLE64(d.baseAddress!, 12), readLE64(d.baseAddress!, 0)) }
+        id = i
+        auxHash = a
+    }
+
+    /// `auth_key_id` as it appears on the wire: SHA1(auth_key) bytes 12..<20.
+    public var idBytes: [UInt8] { littleEndianBytes(id) }
+
+    /// `aux_hash` as bytes: SHA1(auth_key) bytes 0..<8.
+    public var auxHashBytes: [UInt8] { littleEndianBytes(auxHash) }
+
+    /// Calls `body` with the 256 key bytes. Do not let the pointer escape.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: storage.base, count: 256))
+    }
+
+    /// Constant-time comparison of the 256 key bytes.
+    public static func == (a: AuthKey, b: AuthKey) -> Bool {
+        ConstantTime.equals(UnsafeRawBufferPointer(start: a.storage.base, count: 256),
+                            UnsafeRawBufferPointer(start: b.storage.base, count: 256))
+    }
+
+    /// Hashes the public `auth_key_id` only (the key bytes never reach a `Hasher`).
+    public func hash(into h: inout Hasher) { h.combine(id) }
+
+    /// Pointer to key byte `offset` (internal fast paths).
+    @inline(__always) func pointer(_ offset: Int) -> UnsafeRawPointer { UnsafeRawPointer(storage.base + offset) }
+}
+
+// MARK: - Small byte helpers shared by the module's message code
+
+@inline(__always) func readLE64(_ p: UnsafeRawPointer, _ offset: Int) -> UInt64 {
+    UInt64(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+}
+
+@inline(__always) func readLE32(_ p: UnsafeRawPointer, _ offset: Int) -> UInt32 {
+    UInt32(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+}
+
+@inline(__always) func writeLE64(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt64) {
+    p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt64.self)
+}
+
+@inline(__always) func writeLE32(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt32) {
+    p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt32.self)
+}
+
+func littleEndianBytes(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
