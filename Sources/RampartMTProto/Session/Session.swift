@@ -1,0 +1,358 @@
+// An MTProto session (spec §2) for either end: msg_id and seq_no generation, salts, the receiver
+// checks of §1.6 with the replay and time windows, containers in both directions, and acks.
+
+/// One message received in a session: a whole packet's body, or one message unpacked from a
+/// `msg_container`.
+public struct IncomingMessage: Sendable, Hashable {
+    /// `msg_id` (the inner id for a message from a container).
+    public var msgId: Int64
+    /// `seq_no`; odd means content-related (the receiver must acknowledge it).
+    public var seqNo: Int32
+    /// The TL body.
+    public var body: [UInt8]
+    /// The container's msg_id when the message came inside one.
+    public var containerId: Int64?
+    /// The `salt` of the packet that carried it.
+    public var salt: Int64
+    /// The quick-ack value of the packet that carried it (spec §1.7).
+    public var quickAck: UInt32
+
+    /// Whether the sender marked it content-related (odd seq_no, spec §2.2).
+    public var isContentRelated: Bool { seqNo & 1 == 1 }
+    /// The body's constructor id (0 for a body shorter than 4 bytes).
+    public var constructor: UInt32 { readLE32Array(body) }
+    /// The body decoded as a service message (``ServiceMessage/unknown(constructor:body:)`` for others).
+    public func decoded() throws(MTProtoError) -> ServiceMessage { try ServiceMessage(decoding: body) }
+}
+
+/// An encrypted packet ready for the transport.
+public struct OutgoingMessage: Sendable, Hashable {
+    /// `auth_key_id ‖ msg_key ‖ encrypted_data`.
+    public var packet: [UInt8]
+    /// The packet's (outer) msg_id.
+    public var msgId: Int64
+    /// The packet's seq_no.
+    public var seqNo: Int32
+    /// For a container: the msg_ids given to its messages, in order. Empty otherwise.
+    public var innerMsgIds: [Int64]
+    /// The quick-ack value the server will send back if the transport asks for one (spec §1.7).
+    public var quickAck: UInt32
+}
+
+/// A body to send, with how it must be numbered.
+public struct OutgoingBody: Sendable, Hashable {
+    /// The serialized TL object.
+    public var body: [UInt8]
+    /// Content-related (odd seq_no, must be acked): RPC queries and their results, not acks,
+    /// containers, pongs (spec §2.2).
+    public var contentRelated: Bool
+    /// For a server: whether the msg_id marks a response (≡ 1 mod 4) rather than a
+    /// server-initiated message (≡ 3). Ignored by a client.
+    public var isResponse: Bool
+
+    public init(_ body: [UInt8], contentRelated: Bool, isResponse: Bool = false) {
+        self.body = body
+        self.contentRelated = contentRelated
+        self.isResponse = isResponse
+    }
+
+    /// A service message, content-related or not as ``ServiceMessage/isContentRelated`` says.
+    public init(_ message: ServiceMessage, isResponse: Bool = false) {
+        self.init(message.encoded(), contentRelated: message.isContentRelated, isResponse: isResponse)
+    }
+}
+
+/// An MTProto session bound to one auth key, for a client or a server (spec §2).
+///
+/// Sans-I/O: ``encrypt(_:contentRelated:now:isResponse:using:)`` returns packets, ``decrypt(_:now:)``
+/// takes them; time comes in as `now` (local Unix seconds) and randomness as a generator.
+///
+/// Client:
+/// ```swift
+/// var s = Session(client: key, sessionId: rng.next(), salt: initialSalt, timeOffset: serverTime - now)
+/// let ping = try s.encrypt(ServiceMessage.ping(pingId: 1).encoded(), contentRelated: true, now: now, using: &rng)
+/// let messages = try s.decrypt(reply, now: now)   // containers unpacked, acks recorded
+/// if let ack = try s.encryptPendingAcks(now: now, using: &rng) { send(ack.packet) }
+/// ```
+///
+/// Server (what the loopback server does per connection, see ``standardServerReplies(to:uniqueId:now:)``):
+/// ```swift
+/// var s = Session(server: key, salt: salt)
+/// let messages = try s.decrypt(packet, now: now)  // adopts the client's session_id
+/// let replies = s.standardServerReplies(to: messages, uniqueId: rng.next(), now: now)
+/// let out = try s.encrypt(replies, now: now, using: &rng)   // one message or a container
+/// ```
+///
+/// Receiving applies every check of spec §1.6 (auth_key_id, msg_key, lengths and padding,
+/// session_id, msg_id parity, the replay window, and the time window: always for a server, for a
+/// client once the clock offset is known) and the container rules of §2.5. A failed packet throws and
+/// leaves the session exactly as it was: ``MTProtoError/rejectedMessage`` for the §1.6 checks,
+/// ``MTProtoError/invalidServiceMessage(_:)`` for a container that breaks the rules.
+public struct Session: Sendable {
+    /// Which end this session works for.
+    public let role: MTProtoRole
+    /// The auth key.
+    public let authKey: AuthKey
+    /// `session_id`. A server session has none until the first message arrives.
+    public private(set) var sessionId: Int64?
+    /// The server salts (a client puts ``ServerSalts/current`` into every message).
+    public var salts: ServerSalts
+    /// msg_id generation and the clock offset.
+    public var messageIds: MessageIDGenerator
+    /// seq_no of outgoing messages.
+    public private(set) var seqNo = SeqNoCounter()
+    /// The last received msg_ids (spec §1.6.8).
+    public private(set) var replayWindow: ReplayWindow
+    /// Received content-related msg_ids not yet acknowledged, oldest first.
+    public private(set) var pendingAcks: [Int64] = []
+    /// How outgoing messages are padded.
+    public var padding: PaddingPolicy
+    /// The receiver's time window.
+    public var timeWindow = TimeWindow.standard
+    /// Server only: whether a message under a different session_id starts a new session (state is
+    /// reset, ``needsNewSessionCreated`` is set) instead of being rejected. Default true.
+    public var acceptsNewSessions = true
+    /// Server only: the first msg_id of the current session (the lowest id of the packet that
+    /// started it), for `new_session_created.first_msg_id`.
+    public private(set) var firstMessageId: Int64?
+    /// Server only: a new session started and `new_session_created` has not been produced yet
+    /// (``makeNewSessionCreated(uniqueId:)`` clears it).
+    public private(set) var needsNewSessionCreated = false
+
+    /// A client session with the given `session_id` (random, chosen by the client, spec §2.4) and
+    /// the current server salt; `timeOffset` = server time − local time when known (from the
+    /// handshake's `server_time`).
+    public init(client authKey: AuthKey, sessionId: Int64, salt: Int64, timeOffset: Double? = nil,
+                padding: PaddingPolicy = .random, replayCapacity: Int = 1000) {
+        role = .client
+        self.authKey = authKey
+        self.sessionId = sessionId
+        salts = ServerSalts(current: salt)
+        messageIds = MessageIDGenerator(role: .client, timeOffset: timeOffset)
+        replayWindow = ReplayWindow(capacity: replayCapacity)
+        self.padding = padding
+    }
+
+    /// A server session for `authKey`; it adopts the `session_id` of the first client message.
+    /// `salt` is the salt it hands out (new_session_created, future_salts).
+    public init(server authKey: AuthKey, salt: Int64, padding: PaddingPolicy = .random, replayCapacity: Int = 1000) {
+        role = .server
+        self.authKey = authKey
+        sessionId = nil
+        salts = ServerSalts(current: salt)
+        messageIds = MessageIDGenerator(role: .server, timeOffset: 0)
+        replayWindow = ReplayWindow(capacity: replayCapacity)
+        self.padding = padding
+    }
+
+    // MARK: Sending
+
+    /// Encrypts one message: a fresh msg_id from `now`, the next seq_no, the current salt.
+    /// - Throws: ``MTProtoError/invalidMessage(_:)`` for a bad body, or for a server session that has
+    ///   no session_id yet.
+    public mutating func encrypt<R: RandomNumberGenerator>(
+        _ body: [UInt8], contentRelated: Bool, now: Double, isResponse: Bool = false, using rng: inout R
+    ) throws(MTProtoError) -> OutgoingMessage {
+        guard let sid = sessionId else { throw .invalidMessage("no session yet: a server sends after the client's first message") }
+        guard body.count % 4 == 0, body.count <= EncryptedMessage.maxBodyLength else {
+            throw .invalidMessage("message_data length \(body.count)")
+        }
+        var ids = messageIds, seq = seqNo
+        let id = ids.next(now: now, isResponse: isResponse)
+        let s = seq.next(contentRelated: contentRelated)
+        let header = MessageHeader(salt: salts.current, sessionId: sid, msgId: id, seqNo: s)
+        let (packet, qa) = try EncryptedMessage.encrypt(body: body, header: header, authKey: authKey,
+                                                        direction: role.outgoing, padding: padding, using: &rng)
+        messageIds = ids
+        seqNo = seq
+        return OutgoingMessage(packet: packet, msgId: id, seqNo: s, innerMsgIds: [], quickAck: qa)
+    }
+
+    /// Encrypts several bodies: one alone as a plain message, two or more (at most 1024) in a
+    /// `msg_container` whose msg_id is above all of theirs and whose seq_no is non-content (spec §2.5).
+    public mutating func encrypt<R: RandomNumberGenerator>(
+        _ bodies: [OutgoingBody], now: Double, using rng: inout R
+    ) throws(MTProtoError) -> OutgoingMessage {
+        guard !bodies.isEmpty else { throw .invalidMessage("nothing to send") }
+        if bodies.count == 1 {
+            return try encrypt(bodies[0].body, contentRelated: bodies[0].contentRelated, now: now,
+                               isResponse: bodies[0].isResponse, using: &rng)
+        }
+        guard bodies.count <= MessageContainer.maxMessages else { throw .invalidMessage("more than 1024 messages for one container") }
+        let saved = (messageIds, seqNo)
+        var inner: [ContainerMessage] = []
+        for b in bodies {
+            guard b.body.count >= 4, b.body.count % 4 == 0 else { throw .invalidMessage("container message length \(b.body.count)") }
+            let id = messageIds.next(now: now, isResponse: b.isResponse)
+            inner.append(ContainerMessage(msgId: id, seqNo: seqNo.next(contentRelated: b.contentRelated), body: b.body))
+        }
+        do {
+            var out = try encrypt(MessageContainer.encode(inner), contentRelated: false, now: now, using: &rng)
+            out.innerMsgIds = inner.map(\.msgId)
+            return out
+        } catch {
+            (messageIds, seqNo) = saved
+            throw error
+        }
+    }
+
+    /// Takes up to `max` (≤ 8192) pending acks and returns them as a `msgs_ack` body, or nil when
+    /// nothing is pending. Send it as a non-content-related message.
+    public mutating func takeAckBody(max: Int = ServiceMessage.maxAckIds) -> [UInt8]? {
+        guard !pendingAcks.isEmpty else { return nil }
+        let n = Swift.min(Swift.max(1, Swift.min(max, ServiceMessage.maxAckIds)), pendingAcks.count)
+        let ids = Array(pendingAcks.prefix(n))
+        pendingAcks.removeFirst(n)
+        return ServiceMessage.msgsAck(ids).encoded()
+    }
+
+    /// Encrypts the pending acks (up to 8192) as one `msgs_ack` message, or returns nil when none
+    /// are pending.
+    public mutating func encryptPendingAcks<R: RandomNumberGenerator>(now: Double, using rng: inout R) throws(MTProtoError) -> OutgoingMessage? {
+        let saved = pendingAcks
+        guard let body = takeAckBody() else { return nil }
+        do {
+            return try encrypt(body, contentRelated: false, now: now, using: &rng)
+        } catch {
+            pendingAcks = saved
+            throw error
+        }
+    }
+
+    // MARK: Receiving
+
+    /// Decrypts and checks one packet, unpacks a container, and records the content-related
+    /// msg_ids in ``pendingAcks``.
+    ///
+    /// Inside a container, a message whose msg_id was already received is dropped silently (a
+    /// resend in a new container, spec §2.1); the others are returned in order.
+    ///
+    /// A client also updates itself from what it receives: the clock offset from the first server
+    /// msg_id when none is known yet and from bad_msg_notification codes 16/17; the salt from
+    /// bad_server_salt and new_session_created; future salts from future_salts.
+    ///
+    /// - Parameter now: local time in Unix seconds.
+    /// - Throws: ``MTProtoError/rejectedMessage`` for any §1.6 check; ``MTProtoError/invalidServiceMessage(_:)``
+    ///   or a TL error for a malformed container. The session is unchanged then.
+    public mutating func decrypt<P: Collection<UInt8>>(_ packet: P, now: Double) throws(MTProtoError) -> [IncomingMessage] {
+        let enforceTime = role == .server || messageIds.timeOffset != nil
+        let serverTime: Double? = enforceTime ? messageIds.serverTime(at: now) : nil
+        let expected: Int64? = role == .server && (sessionId == nil || acceptsNewSessions) ? nil : sessionId
+        guard let m = EncryptedMessage.open(packet, authKey: authKey, direction: role.incoming, sessionId: expected,
+                                            serverTime: serverTime, timeWindow: timeWindow,
+                                            window: role == .client ? replayWindow : nil)
+        else { throw .rejectedMessage }
+        let newSession = role == .server && m.header.sessionId != sessionId
+        let window = newSession ? ReplayWindow(capacity: replayWindow.capacity) : replayWindow
+        guard window.accepts(m.header.msgId) else { throw .rejectedMessage }
+
+        // Unpack a container (checked completely before anything changes).
+        var messages: [IncomingMessage] = []
+        let h = m.header
+        if readLE32Array(m.body) == ServiceConstructor.msgContainer {
+            guard h.seqNo & 1 == 0 else { throw .invalidServiceMessage("container with a content-related seq_no") }
+            let inner = try MessageContainer.decode(m.body, containerMsgId: h.msgId)
+            var seen = Set<Int64>()
+            for c in inner {
+                guard MessageID.hasValidParity(c.msgId, sender: role.incoming) else {
+                    throw .invalidServiceMessage("inner msg_id with the wrong parity")
+                }
+                guard c.seqNo <= h.seqNo else { throw .invalidServiceMessage("inner seq_no above the container's") }
+                // Already received (or too old to tell): drop it, as a resend.
+                guard window.accepts(c.msgId), seen.insert(c.msgId).inserted else { continue }
+                messages.append(IncomingMessage(msgId: c.msgId, seqNo: c.seqNo, body: c.body, containerId: h.msgId,
+                                                salt: h.salt, quickAck: m.quickAck))
+            }
+        } else {
+            if readLE32Array(m.body) == ServiceConstructor.msgsAck, h.seqNo & 1 == 1 {
+                throw .invalidServiceMessage("msgs_ack with a content-related seq_no")
+            }
+            messages.append(IncomingMessage(msgId: h.msgId, seqNo: h.seqNo, body: m.body, containerId: nil,
+                                            salt: h.salt, quickAck: m.quickAck))
+        }
+
+        // Commit.
+        if newSession {
+            sessionId = h.sessionId
+            replayWindow = window
+            seqNo = SeqNoCounter()
+            pendingAcks = []
+            firstMessageId = messages.map(\.msgId).min().map { Swift.min($0, h.msgId) } ?? h.msgId
+            needsNewSessionCreated = true
+        }
+        for msg in messages where msg.msgId != h.msgId { replayWindow.insert(msg.msgId) }
+        replayWindow.insert(h.msgId)
+        for msg in messages where msg.isContentRelated { pendingAcks.append(msg.msgId) }
+        if role == .client { learn(from: messages, outerMsgId: h.msgId, now: now) }
+        return messages
+    }
+
+    /// Client-side updates from service messages (clock offset, salts).
+    private mutating func learn(from messages: [IncomingMessage], outerMsgId: Int64, now: Double) {
+        if messageIds.timeOffset == nil { messageIds.synchronize(serverMsgId: outerMsgId, now: now) }
+        for msg in messages {
+            guard let s = try? msg.decoded() else { continue }
+            switch s {
+            case let .badMsgNotification(_, _, code) where code == 16 || code == 17:
+                messageIds.synchronize(serverMsgId: outerMsgId, now: now)
+            case let .badServerSalt(_, _, _, salt):
+                salts.adopt(salt)
+            case let .newSessionCreated(_, _, salt):
+                salts.adopt(salt)
+            case let .futureSalts(_, _, list):
+                salts.add(list)
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: Server helpers
+
+    /// Server: the `new_session_created` owed after a new session started (first_msg_id, the
+    /// caller's random `unique_id`, the current salt), clearing ``needsNewSessionCreated``.
+    public mutating func makeNewSessionCreated(uniqueId: Int64) -> ServiceMessage {
+        needsNewSessionCreated = false
+        return .newSessionCreated(firstMsgId: firstMessageId ?? 0, uniqueId: uniqueId, serverSalt: salts.current)
+    }
+
+    /// Server: the standard answers of the loopback test server to `messages` (what
+    /// ``decrypt(_:now:)`` returned), in order:
+    /// - `new_session_created` first when the packet started a new session;
+    /// - `ping` / `ping_delay_disconnect` → `pong` with `msg_id` = the ping's msg_id;
+    /// - `get_future_salts` → `future_salts` with the current salt, valid for an hour from `now`;
+    /// - `rpc_drop_answer` → `rpc_result` { `rpc_answer_unknown` };
+    /// - `destroy_session` → `destroy_session_none`;
+    /// - any other content-related message (an RPC, or gzip_packed: not unpacked here) →
+    ///   `rpc_result` { `rpc_error` 400 `METHOD_NOT_SUPPORTED` };
+    /// - acks, pongs and other non-content messages get no answer;
+    /// - last, a `msgs_ack` of every pending content-related id.
+    ///
+    /// Encrypt the result with ``encrypt(_:now:using:)`` (one message or a container).
+    public mutating func standardServerReplies(to messages: [IncomingMessage], uniqueId: Int64, now: Double) -> [OutgoingBody] {
+        var out: [OutgoingBody] = []
+        if needsNewSessionCreated { out.append(OutgoingBody(makeNewSessionCreated(uniqueId: uniqueId))) }
+        let unix = now.isNaN ? 0 : Int32(clamping: Int64(Swift.max(0, Swift.min(now, 2_000_000_000))))
+        for m in messages {
+            let decoded = try? m.decoded()
+            switch decoded {
+            case .ping(let id)?, .pingDelayDisconnect(let id, _)?:
+                out.append(OutgoingBody(.pong(msgId: m.msgId, pingId: id), isResponse: true))
+            case .getFutureSalts?:
+                let salt = FutureSalt(validSince: unix, validUntil: unix &+ 3600, salt: salts.current)
+                out.append(OutgoingBody(.futureSalts(reqMsgId: m.msgId, now: unix, salts: [salt]), isResponse: true))
+            case .rpcDropAnswer?:
+                out.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcAnswerUnknown.encoded()), isResponse: true))
+            case .destroySession(let id)?:
+                out.append(OutgoingBody(.destroySessionNone(sessionId: id), isResponse: true))
+            default:
+                guard m.isContentRelated else { break }
+                if case .msgsAck? = decoded { break }
+                out.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcError(.methodNotSupported).encoded()),
+                                        isResponse: true))
+            }
+        }
+        if let acks = takeAckBody() { out.append(OutgoingBody(acks, contentRelated: false)) }
+        return out
+    }
+}
