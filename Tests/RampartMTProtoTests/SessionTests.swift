@@ -381,6 +381,17 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(client.replayWindow == before && client.pendingAcks == acks && client.salts == salts && client.messageIds.timeOffset == offset)
     }
 
+    @Test(arguments: [(-300, 1, true), (-300, -3, false), (30, -3, true), (30, 1, false)])
+    func sessionTimeWindowEdges(_ seconds: Int64, _ ticks: Int64, _ accepted: Bool) throws {
+        var (client, _) = pair()
+        let id = MessageID.scaled(t0) + (seconds << 32) + ticks  // ticks keep the id odd (a server id)
+        #expect(id & 1 == 1)
+        let packet = try serverPacket(client.authKey, msgId: id)
+        let result = Result { () throws(MTProtoError) in try client.decrypt(packet, now: t0) }
+        if accepted { #expect((try? result.get())?.count == 1) } else { #expect(throws: MTProtoError.rejectedMessage) { try result.get() } }
+        #expect(client.replayWindow.contains(id) == accepted)
+    }
+
     @Test func duplicateInsideContainerIsDropped() throws {
         var (client, server) = pair()
         var rng = MsgSplitMix(seed: 12)

@@ -238,10 +238,20 @@ public struct Session: Sendable {
         let enforceTime = role == .server || messageIds.timeOffset != nil
         let serverTime: Double? = enforceTime ? messageIds.serverTime(at: now) : nil
         let expected: Int64? = role == .server && (sessionId == nil || acceptsNewSessions) ? nil : sessionId
-        guard let m = EncryptedMessage.open(packet, authKey: authKey, direction: role.incoming, sessionId: expected,
+        guard var m = EncryptedMessage.open(packet, authKey: authKey, direction: role.incoming, sessionId: expected,
                                             serverTime: serverTime, timeWindow: timeWindow,
                                             window: role == .client ? replayWindow : nil)
         else { throw .rejectedMessage }
+        do {
+            return try accept(m, now: now)
+        } catch {
+            m.body.secureWipe()  // no plaintext outlives a failure
+            throw error
+        }
+    }
+
+    /// The session-level checks and the commit of a packet that passed §1.6.1–§1.6.7 and §1.6.9.
+    private mutating func accept(_ m: DecryptedMessage, now: Double) throws(MTProtoError) -> [IncomingMessage] {
         let newSession = role == .server && m.header.sessionId != sessionId
         let window = newSession ? ReplayWindow(capacity: replayWindow.capacity) : replayWindow
         guard window.accepts(m.header.msgId) else { throw .rejectedMessage }
