@@ -166,6 +166,12 @@ public final class OpenSSLAES: @unchecked Sendable {
         }
         deinit { key.deallocate() }
 
+        /// Re-expands this key in place from `bytes` (`count` bytes: 16, 24 or 32), in the same
+        /// direction, with no allocation: what a caller with a stack `AES_KEY` does per message.
+        public func setKey(_ bytes: UnsafeRawPointer, count: Int) {
+            _ = encrypting ? lib.setEncryptKey(bytes, Int32(count * 8), key) : lib.setDecryptKey(bytes, Int32(count * 8), key)
+        }
+
         /// `AES_ige_encrypt` over `input` (a multiple of 16) into `output` with the 32-byte `iv`
         /// (updated by OpenSSL).
         public func ige(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, iv: UnsafeMutableRawPointer) {

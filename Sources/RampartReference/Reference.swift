@@ -131,6 +131,13 @@ public final class OpenSSL: @unchecked Sendable {
             _ = lib.digestUpdate(ctx, data.baseAddress, data.count)
             _ = lib.digestFinal(ctx, out, nil)
         }
+        /// Hashes `first ‖ second` (two `EVP_DigestUpdate` calls, nothing concatenated) into `out`.
+        public func hash(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, into out: UnsafeMutableRawPointer) {
+            _ = lib.digestInit(ctx, md, nil)
+            _ = lib.digestUpdate(ctx, first.baseAddress, first.count)
+            _ = lib.digestUpdate(ctx, second.baseAddress, second.count)
+            _ = lib.digestFinal(ctx, out, nil)
+        }
         /// Hashes the concatenation of `parts`.
         public func hash(parts: [[UInt8]]) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: size)
