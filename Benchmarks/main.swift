@@ -54,7 +54,7 @@ print(Reference.summary)
 print("")
 
 var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows() + x25519Rows() + boxRows() + bigIntRows()
-    + mtprotoHandshakeRows()
+    + mtprotoEnvelopeRows() + mtprotoHandshakeRows()
 if let f = filter { rows = rows.filter { $0.operation.contains(f) } }
 if rows.isEmpty { fail("no row matches --filter \(filter ?? "")") }
 
