@@ -93,6 +93,12 @@ func mtprotoEnvelopeRows() -> [Row] {
                     encKey.ige(UnsafeRawBufferPointer(start: plain, count: plainLength), into: out + 24, iv: kiv + 32)
                     consume(out + 24 + plainLength - 1)
                 })
+                // The composition is right: Rampart accepts what it produced.
+                encrypt[encrypt.count - 1].op()
+                var window = ReplayWindow()
+                let check = try? EncryptedMessage.decrypt(UnsafeRawBufferPointer(start: out, count: 24 + plainLength), authKey: authKey,
+                                                          direction: .clientToServer, sessionId: sessionId, replayWindow: &window)
+                if check?.body != body { fail("openssl envelope composition does not round-trip through Rampart") }
             }
             do {
                 let n = packet.count
