@@ -28,8 +28,10 @@ import Testing
         let key = try AuthKey(hexBytes(v["auth_key"] as! String))
         let direction: MTProtoDirection = (v["x"] as! Int) == 0 ? .clientToServer : .serverToClient
         let mk = hexBytes(v["msg_key"] as! String)
-        let r = v["type"] as! String == "kdf-v2" ? MessageKDF.v2(authKey: key, messageKey: mk, direction: direction)
-                                                 : MessageKDF.v1(authKey: key, messageKey: mk, direction: direction)
+        let r = v["type"] as! String == "kdf-v2" ? try MessageKDF.v2(authKey: key, messageKey: mk, direction: direction)
+                                                 : try MessageKDF.v1(authKey: key, messageKey: mk, direction: direction)
+        #expect(throws: MTProtoError.self) { try MessageKDF.v2(authKey: key, messageKey: mk.dropLast(), direction: direction) }
+        #expect(throws: MTProtoError.self) { try MessageKDF.v1(authKey: key, messageKey: mk + [0], direction: direction) }
         #expect(r.key == hexBytes(v["aes_key"] as! String))
         #expect(r.iv == hexBytes(v["aes_iv"] as! String))
     }
@@ -37,7 +39,11 @@ import Testing
     @Test(arguments: msgVectorIds("msg-key-v1"))
     func messageKeyV1(_ id: String) {
         let v = msgVector(id)
-        #expect(MessageKey.v1(plaintext: hexBytes(v["plaintext"] as! String)) == hexBytes(v["msg_key"] as! String))
+        let pt = hexBytes(v["plaintext"] as! String)
+        #expect(MessageKey.v1(plaintext: pt) == hexBytes(v["msg_key"] as! String))
+        // Quick ack v1: the first 4 bytes of the same SHA1, little-endian, with bit 31 set.
+        let sha = Insecure.SHA1.hash(data: pt).bytes
+        #expect(QuickAck.v1(plaintext: pt) == (UInt32(sha[0]) | UInt32(sha[1]) << 8 | UInt32(sha[2]) << 16 | UInt32(sha[3]) << 24 | 0x8000_0000))
     }
 
     @Test func authKeyIdFromSharedSample() throws {
@@ -85,7 +91,7 @@ import Testing
         let msgKey = hexBytes(v["msg_key"] as! String)
         // msg_key, KDF and quick ack on their own.
         #expect(MessageKey.v2(authKey: key, plaintext: plaintext, direction: direction) == msgKey)
-        let kdf = MessageKDF.v2(authKey: key, messageKey: msgKey, direction: direction)
+        let kdf = try MessageKDF.v2(authKey: key, messageKey: msgKey, direction: direction)
         #expect(kdf.key == hexBytes(v["aes_key"] as! String))
         #expect(kdf.iv == hexBytes(v["aes_iv"] as! String))
         if let qa = v["quick_ack"] as? String ?? v["quick_ack_uint32"] as? String {

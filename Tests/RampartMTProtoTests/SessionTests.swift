@@ -305,7 +305,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
     /// A packet with a hand-made plaintext (for length/padding violations the encoder refuses to make).
     private func rawPacket(_ key: AuthKey, plaintext: [UInt8], direction: MTProtoDirection = .serverToClient) -> [UInt8] {
         let mk = MessageKey.v2(authKey: key, plaintext: plaintext, direction: direction)
-        let (k, iv) = MessageKDF.v2(authKey: key, messageKey: mk, direction: direction)
+        let (k, iv) = try! MessageKDF.v2(authKey: key, messageKey: mk, direction: direction)
         return key.idBytes + mk + (try! AES.IGE.encrypt(plaintext, using: AES.Cipher(key: k), iv: iv))
     }
 

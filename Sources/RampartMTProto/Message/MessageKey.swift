@@ -63,9 +63,9 @@ public enum MessageKDF {
     /// aes_key  = sha256_a[0..<8] ‖ sha256_b[8..<24] ‖ sha256_a[24..<32]
     /// aes_iv   = sha256_b[0..<8] ‖ sha256_a[8..<24] ‖ sha256_b[24..<32]
     /// ```
-    /// - Precondition: `messageKey` has 16 bytes (a programming error otherwise; it traps).
-    public static func v2(authKey: AuthKey, messageKey: some Collection<UInt8>, direction: MTProtoDirection) -> (key: [UInt8], iv: [UInt8]) {
-        precondition(messageKey.count == 16, "msg_key is 16 bytes")
+    /// - Throws: ``MTProtoError/invalidMessage(_:)`` unless `messageKey` has 16 bytes.
+    public static func v2(authKey: AuthKey, messageKey: some Collection<UInt8>, direction: MTProtoDirection) throws(MTProtoError) -> (key: [UInt8], iv: [UInt8]) {
+        guard messageKey.count == 16 else { throw .invalidMessage("msg_key must be 16 bytes") }
         var out = SIMD64<UInt8>()
         withContiguous(messageKey) { m in
             withUnsafeMutableBytes(of: &out) { kdfV2(authKey, direction.x, m.baseAddress!, into: $0.baseAddress!) }
@@ -84,9 +84,9 @@ public enum MessageKDF {
     /// aes_key = sha1_a[0..<8] ‖ sha1_b[8..<20] ‖ sha1_c[4..<16]
     /// aes_iv  = sha1_a[8..<20] ‖ sha1_b[0..<8] ‖ sha1_c[16..<20] ‖ sha1_d[0..<8]
     /// ```
-    /// - Precondition: `messageKey` has 16 bytes.
-    public static func v1(authKey: AuthKey, messageKey: some Collection<UInt8>, direction: MTProtoDirection) -> (key: [UInt8], iv: [UInt8]) {
-        precondition(messageKey.count == 16, "msg_key is 16 bytes")
+    /// - Throws: ``MTProtoError/invalidMessage(_:)`` unless `messageKey` has 16 bytes.
+    public static func v1(authKey: AuthKey, messageKey: some Collection<UInt8>, direction: MTProtoDirection) throws(MTProtoError) -> (key: [UInt8], iv: [UInt8]) {
+        guard messageKey.count == 16 else { throw .invalidMessage("msg_key must be 16 bytes") }
         let x = direction.x
         return withContiguous(messageKey) { m in
             func k(_ o: Int, _ n: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: authKey.pointer(o + x), count: n) }
