@@ -39,11 +39,10 @@ public enum HandshakeCrypto {
         Array(Insecure.SHA1.hash(data: newNonce + [number] + authKeyAuxHash).bytes[4..<20])
     }
 
-    /// The initial server salt: `new_nonce[0..<8] ⊕ server_nonce[0..<8]`, read little-endian (§2.3).
-    public static func initialSalt(newNonce: [UInt8], serverNonce: [UInt8]) -> Int64 {
-        var salt: UInt64 = 0
-        for i in 0..<8 { salt |= UInt64(newNonce[i] ^ serverNonce[i]) << (8 * UInt64(i)) }
-        return Int64(bitPattern: salt)
+    /// The initial server salt (spec §2.3; see ``ServerSalts/initialSalt(newNonce:serverNonce:)``).
+    /// The handshake's nonces always have the right sizes (int256, int128).
+    static func initialSalt(newNonce: [UInt8], serverNonce: [UInt8]) -> Int64 {
+        ServerSalts.initialSalt(newNonce: newNonce, serverNonce: serverNonce) ?? 0
     }
 
     /// `SHA1(new_nonce)[4..<20]`, the hash in `server_DH_params_fail`.
