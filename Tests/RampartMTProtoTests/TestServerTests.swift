@@ -1,0 +1,173 @@
+// The loopback test server's logic driven in memory by the Swift client connection, over every
+// transport: handshake, ping → pong, rpc_error for an unknown request, temporary-key binding, and
+// garbage connections that are closed while others keep working.
+
+import Testing
+@testable import RampartMTProto
+
+private struct Pair {
+    var server: TestServer
+    var client: ClientConnection
+    var crng = SeededRNG(state: 21)
+    var srng = SeededRNG(state: 22)
+    let id: TestServerConnectionID
+    var log: [String] = []
+    var closed = false
+    let now = 1_800_000_000.0
+
+    init(server: TestServer, transport: ClientTransport.Kind, keys: [RSA.PublicKey], mode: ClientHandshake.Mode = .permanent,
+         id: Int = 1) throws {
+        self.server = server
+        var r = SeededRNG(state: UInt64(id) &* 7)
+        client = try ClientConnection(transport: transport, handshake: .init(publicKeys: keys, dc: 2, mode: mode), using: &r)
+        self.id = id
+        self.server.open(id)
+    }
+
+    /// Sends `bytes` to the server and relays until both sides are quiet; returns the client's events.
+    mutating func pump(_ bytes: [UInt8]) throws -> [ClientConnection.Event] {
+        var toServer = bytes
+        var events: [ClientConnection.Event] = []
+        for _ in 0..<10 where !toServer.isEmpty {
+            let reply = server.receive(toServer, from: id, now: now, using: &srng)
+            log += reply.log
+            if reply.close { closed = true }
+            let (back, ev) = try client.receive(reply.send, now: now, using: &crng)
+            events += ev
+            toServer = back
+        }
+        return events
+    }
+}
+
+private func testServer() throws -> (TestServer, RSA.PublicKey) {
+    let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
+    return (try TestServer(configuration: .init(handshake: .init(privateKeys: [priv], dc: 2))), priv.publicKey)
+}
+
+private func pongs(_ events: [ClientConnection.Event]) -> [ServiceMessage] {
+    events.compactMap { if case .message(let m) = $0 { return try? m.decoded() } else { return nil } }
+}
+
+private let transports: [(String, ClientTransport.Kind)] = [
+    ("abridged", .plain(.abridged)), ("intermediate", .plain(.intermediate)),
+    ("padded intermediate", .plain(.paddedIntermediate)), ("full", .plain(.full)),
+    ("obfuscated2 abridged", .obfuscated2(.abridged, dcId: 2, secret: nil)),
+    ("obfuscated2 padded", .obfuscated2(.paddedIntermediate, dcId: -2, secret: nil)),
+]
+
+@Test(arguments: transports.indices)
+func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
+    let (name, kind) = transports[index]
+    let (server, pub) = try testServer()
+    var pair = try Pair(server: server, transport: kind, keys: [pub])
+    let events = try pair.pump(try pair.client.start(now: pair.now, using: &pair.crng))
+    guard case .handshakeCompleted(let result)? = events.first else {
+        Issue.record("\(name): no handshake (\(events), log \(pair.log))"); return
+    }
+    #expect(pair.server.keyCount == 1)
+    // ping → pong with the ping's msg_id, after new_session_created.
+    var w = TLWriter()
+    w.constructor(ServiceConstructor.ping)
+    w.int64(0x1234_5678)
+    let (bytes, pingId) = try pair.client.send(w.bytes, now: pair.now, using: &pair.crng)
+    let answers = pongs(try pair.pump(bytes))
+    #expect(answers.contains { if case .newSessionCreated = $0 { true } else { false } }, "\(name)")
+    #expect(answers.contains(.pong(msgId: pingId, pingId: 0x1234_5678)), "\(name): \(answers)")
+    // help.getNearestDc → rpc_result { rpc_error 400 METHOD_NOT_SUPPORTED }.
+    var q = TLWriter()
+    q.constructor(0x1fb3_3026)
+    let (qb, qid) = try pair.client.send(q.bytes, now: pair.now, using: &pair.crng)
+    let errs = pongs(try pair.pump(qb))
+    let expected = ServiceMessage.rpcResult(reqMsgId: qid, result: ServiceMessage.rpcError(.methodNotSupported).encoded())
+    #expect(errs.contains(expected), "\(name): \(errs)")
+    #expect(!pair.closed, "\(name): \(pair.log)")
+    _ = result
+}
+
+@Test func serverBindsTemporaryKeys() throws {
+    let (server, pub) = try testServer()
+    var perm = try Pair(server: server, transport: .plain(.intermediate), keys: [pub])
+    guard case .handshakeCompleted(let permResult)? = try perm.pump(try perm.client.start(now: perm.now, using: &perm.crng)).first else {
+        Issue.record("no permanent key"); return
+    }
+    // A second connection to the same server makes a temporary key and binds it.
+    var temp = try Pair(server: perm.server, transport: .plain(.abridged), keys: [pub], mode: .temporary(expiresIn: 3600), id: 2)
+    guard case .handshakeCompleted(let tempResult)? = try temp.pump(try temp.client.start(now: temp.now, using: &temp.crng)).first else {
+        Issue.record("no temporary key"); return
+    }
+    #expect(tempResult.expiresIn == 3600)
+    #expect(temp.server.keyCount == 2)
+    // Build the bind request with the msg_id the outer message will get.
+    var session = try #require(temp.client.session)
+    var probe = session.messageIds
+    let msgId = probe.next(now: temp.now)
+    let body = try TempKeyBinding.makeRequest(permanentKey: permResult.authKey, temporaryKey: tempResult.authKey,
+                                              temporarySessionId: try #require(session.sessionId), expiresAt: Int32(temp.now) + 3600,
+                                              msgId: msgId, using: &temp.crng)
+    let out = try session.encrypt(body, contentRelated: true, now: temp.now, using: &temp.crng)
+    #expect(out.msgId == msgId)
+    _ = session
+    let answers = pongs(try temp.pump(try temp.client.transport.encode(out.packet, using: &temp.crng)))
+    var yes = TLWriter()
+    yes.bool(true)
+    // The client's session did not encrypt this message itself, so it only checks the server's answer.
+    #expect(answers.contains(.rpcResult(reqMsgId: msgId, result: yes.bytes)), "\(answers)")
+    #expect(temp.server.binding(ofKey: tempResult.authKey.id) == .some(permResult.authKey.id), "\(temp.log)")
+
+    // A binding with a wrong expires_at (inner ≠ outer) is refused with ENCRYPTED_MESSAGE_INVALID.
+    var bad = try TempKeyBinding.makeRequest(permanentKey: permResult.authKey, temporaryKey: tempResult.authKey,
+                                             temporarySessionId: try #require(session.sessionId), expiresAt: 5, msgId: msgId, using: &temp.crng)
+    bad[16] ^= 1  // outer expires_at
+    #expect(throws: MTProtoError.self) {
+        _ = try TempKeyBinding.verify(bad, outerMsgId: msgId, temporaryKey: tempResult.authKey, sessionId: session.sessionId!) {
+            $0 == permResult.authKey.id ? permResult.authKey : nil
+        }
+    }
+    let good = try TempKeyBinding.makeRequest(permanentKey: permResult.authKey, temporaryKey: tempResult.authKey,
+                                              temporarySessionId: 99, expiresAt: 5, msgId: msgId, using: &temp.crng)
+    #expect(throws: MTProtoError.self, "wrong session") {
+        _ = try TempKeyBinding.verify(good, outerMsgId: msgId, temporaryKey: tempResult.authKey, sessionId: 98) {
+            $0 == permResult.authKey.id ? permResult.authKey : nil
+        }
+    }
+    #expect(throws: MTProtoError.self, "wrong outer msg_id") {
+        _ = try TempKeyBinding.verify(good, outerMsgId: msgId + 4, temporaryKey: tempResult.authKey, sessionId: 99) {
+            $0 == permResult.authKey.id ? permResult.authKey : nil
+        }
+    }
+    let ok = try TempKeyBinding.verify(good, outerMsgId: msgId, temporaryKey: tempResult.authKey, sessionId: 99) {
+        $0 == permResult.authKey.id ? permResult.authKey : nil
+    }
+    #expect(ok.permanentKeyId == permResult.authKey.id && ok.temporaryKeyId == tempResult.authKey.id)
+}
+
+@Test func serverClosesGarbageConnectionsAndKeepsServing() throws {
+    var (server, pub) = try testServer()
+    var rng = SeededRNG(state: 5)
+    // Random bytes on several connections: each is closed with a log line, nothing traps.
+    for c in 100..<160 {
+        server.open(c)
+        var closed = false
+        for _ in 0..<4 where !closed {
+            let r = server.receive(MTProtoRandom.bytes(Int(rng.next() % 300) + 1, using: &rng), from: c, now: 0, using: &rng)
+            closed = r.close
+            if closed { #expect(!r.log.isEmpty) }
+        }
+        server.close(c)
+    }
+    // An unknown auth_key_id gets −404 and a close.
+    server.open(7)
+    var enc = TransportEncoder(framing: .intermediate, role: .client)
+    let unknown = try enc.encode([UInt8](repeating: 0xAB, count: 8) + [UInt8](repeating: 0, count: 40), using: &rng)
+    let r = server.receive(unknown, from: 7, now: 0, using: &rng)
+    #expect(r.close)
+    var dec = TransportDecoder(framing: .intermediate, role: .client)
+    dec.feed(r.send)
+    #expect(try dec.next() == .transportError(-404))
+    // A good client still completes a handshake and a ping afterwards.
+    var pair = try Pair(server: server, transport: .plain(.full), keys: [pub], id: 1)
+    guard case .handshakeCompleted? = try pair.pump(try pair.client.start(now: pair.now, using: &pair.crng)).first else {
+        Issue.record("no handshake after garbage"); return
+    }
+}
