@@ -11,6 +11,8 @@
 //   rampart stream xsalsa20 --key HEX --nonce HEX
 //   rampart prime check --hex HEX [--safe]
 //   rampart rsa keygen --out FILE | rampart rsa public --key FILE
+//   rampart mtproto serve --port P [--rsa-key FILE] [--transports all]
+//   rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME
 //   rampart vectors [PATH...]
 //   rampart info
 //
@@ -36,6 +38,7 @@ commands:
   box seal|open                       NaCl crypto_box of stdin (--secret-key, --public-key, --nonce)
   prime check --hex HEX [--safe]      print prime, safe-prime or composite
   rsa keygen|public                   2048-bit RSA key to a PEM file; public key PEM and fingerprint
+  mtproto serve|ping                  loopback MTProto test server; Swift client ping against it
   vectors [PATH...]                   run reference vector files, print pass/fail counts
   info                                CPU features, selected kernels and reference libraries
 
@@ -73,6 +76,7 @@ case "box": boxCommand(arguments)
 case "stream": streamCommand(arguments)
 case "prime": primeCommand(arguments)
 case "rsa": rsaCommand(arguments)
+case "mtproto": mtprotoCommand(arguments)
 case "vectors": vectorsCommand(arguments)
 case "info": infoCommand(arguments)
 default: usageError("unknown command '\(command)' (see rampart --help)")

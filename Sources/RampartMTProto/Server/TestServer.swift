@@ -34,6 +34,8 @@ public struct TestServer {
         public var proxySecret: SymmetricKey?
         /// The largest transport packet accepted.
         public var maxPacketLength: Int
+        /// Transports accepted, by ``TestServer/transportName(_:)``; nil accepts all.
+        public var allowedTransports: Set<String>?
 
         public init(handshake: ServerHandshake.Configuration, proxySecret: SymmetricKey? = nil,
                     maxPacketLength: Int = 1 << 20) {
@@ -72,6 +74,21 @@ public struct TestServer {
     /// The number of auth keys created so far (permanent and temporary).
     public var keyCount: Int { keys.count }
 
+    /// The transport names the server knows: `abridged`, `intermediate`, `padded-intermediate`,
+    /// `full`, `obfuscated2`.
+    public static let transportNames = ["abridged", "intermediate", "padded-intermediate", "full", "obfuscated2"]
+
+    /// The name of a detected transport (one of ``transportNames``).
+    public static func transportName(_ d: DetectedTransport) -> String {
+        switch d {
+        case .obfuscated2: return "obfuscated2"
+        case .plain(.abridged): return "abridged"
+        case .plain(.intermediate): return "intermediate"
+        case .plain(.paddedIntermediate): return "padded-intermediate"
+        case .plain(.full): return "full"
+        }
+    }
+
     /// Whether the key with this auth_key_id is known, and the permanent key it is bound to.
     public func binding(ofKey id: UInt64) -> UInt64?? { keys[id].map(\.boundTo) }
 
@@ -106,7 +123,13 @@ public struct TestServer {
             }
             guard let event else { break }
             if conn.packets == 0, let d = conn.transport.detected {
-                reply.log.append("connection \(id): transport \(d)\(conn.transport.dcId.map { " dc \($0)" } ?? "")")
+                let name = TestServer.transportName(d)
+                reply.log.append("connection \(id): transport \(name)\(conn.transport.dcId.map { " dc \($0)" } ?? "")")
+                if let allowed = configuration.allowedTransports, !allowed.contains(name) {
+                    reply.log.append("connection \(id): transport \(name) not enabled, closing")
+                    reply.close = true
+                    break
+                }
             }
             guard case .packet(let packet, let quickAck) = event else {
                 reply.log.append("connection \(id): unexpected transport event, closing")

@@ -1,0 +1,219 @@
+// `rampart mtproto serve` (the loopback test server) and `rampart mtproto ping` (the Swift client
+// counterpart). The protocol logic is RampartMTProto's TestServer and ClientConnection; this file
+// only owns sockets, files, the clock and signals.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Rampart
+import RampartMTProto
+
+let mtprotoUsage = """
+usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...]
+       rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N]
+
+  serve  listens on 127.0.0.1:P only. Loads the RSA private key (PKCS#1 PEM) from --rsa-key, or
+         creates one there (mode 0600) when the file does not exist (a fresh key in memory without
+         --rsa-key), and prints its public PEM and `mtproto-fingerprint: HEX`, then
+         `listening on 127.0.0.1:P`. Detects the transport from each connection's first bytes
+         (abridged, intermediate, padded-intermediate, full, obfuscated2), completes handshakes
+         (permanent and temporary keys, RSA_PAD and the legacy SHA-1 padding), keeps sessions in
+         memory, answers ping with pong, sends new_session_created and acks, unpacks containers,
+         binds temporary keys and answers any other request with rpc_error 400 METHOD_NOT_SUPPORTED.
+         A connection that sends garbage is closed with a log line (stderr). Stops on SIGINT/SIGTERM.
+  ping   connects with transport NAME (abridged, intermediate, padded-intermediate, full,
+         obfuscated2 [abridged inside], obfuscated2-intermediate, obfuscated2-padded), runs the
+         handshake against the public key(s) in PUB.pem (or a private key file's public half),
+         sends ping and checks the pong, sends help.getNearestDc and checks the rpc_error. Prints
+         one line per step; exit status 0 when all passed, 1 otherwise.
+"""
+
+nonisolated(unsafe) var mtprotoStopRequested: Int32 = 0
+
+func mtprotoCommand(_ args: [String]) {
+    let o = Options(args, allowed: ["port", "rsa-key", "transports", "transport", "dc"], command: "mtproto")
+    if o.help { print(mtprotoUsage); exit(0) }
+    guard o.positional.count == 1 else { usageError("mtproto: expected `serve` or `ping` (see rampart mtproto --help)") }
+    guard let portValue = o.int("port", "mtproto"), (1...65_535).contains(portValue) else {
+        usageError("mtproto: --port must be 1...65535")
+    }
+    let port = UInt16(portValue)
+    switch o.positional[0] {
+    case "serve":
+        guard o.values["transport"] == nil, o.values["dc"] == nil else { usageError("mtproto serve: unknown option") }
+        serve(port: port, keyPath: o.values["rsa-key"], transports: o.values["transports"] ?? "all")
+    case "ping":
+        guard o.values["transports"] == nil else { usageError("mtproto ping: unknown option --transports") }
+        let keyPath = o.require("rsa-key", "mtproto ping")
+        let name = o.require("transport", "mtproto ping")
+        let dc = o.int("dc", "mtproto ping") ?? 2
+        ping(port: port, keyPath: keyPath, transport: name, dc: Int32(clamping: dc))
+    default:
+        usageError("mtproto: unknown subcommand '\(o.positional[0])' (serve, ping)")
+    }
+}
+
+private func unixNow() -> Double {
+    let (s, ns) = wallClock()
+    return Double(s) + Double(ns) / 1e9
+}
+
+private func logLine(_ s: String) {
+    let (sec, _) = wallClock()
+    printError("[\(sec)] \(s)")
+}
+
+private func serve(port: UInt16, keyPath: String?, transports: String) {
+    var allowed: Set<String>? = nil
+    if transports != "all" {
+        let names = Set(transports.split(separator: ",").map(String.init))
+        guard !names.isEmpty, names.isSubset(of: TestServer.transportNames) else {
+            usageError("mtproto serve: --transports takes all or a list of \(TestServer.transportNames.joined(separator: ","))")
+        }
+        allowed = names
+    }
+    var rng = SystemRandomNumberGenerator()
+    let key: RSA.PrivateKey
+    if let path = keyPath, let text = readTextFile(path) {
+        do { key = try RSA.PrivateKey(pemRepresentation: text) } catch { usageError("mtproto serve: \(path): \(explain(error))") }
+    } else {
+        do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("mtproto serve: \(explain(error))") }
+        if let path = keyPath {
+            let pem = Array(key.pemRepresentation.utf8)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard fd >= 0 else { usageError("mtproto serve: cannot create \(path)") }
+            let written = pem.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            guard written == pem.count else { usageError("mtproto serve: cannot write \(path)") }
+        }
+    }
+    var server: TestServer
+    do {
+        var conf = TestServer.Configuration(handshake: .init(privateKeys: [key]))
+        conf.allowedTransports = allowed
+        server = try TestServer(configuration: conf)
+    } catch {
+        usageError("mtproto serve: \(error)")
+    }
+    let listener: Int32
+    do { listener = try Socket.listen(port: port) } catch { usageError("mtproto serve: \(error)") }
+    print(key.publicKey.pkcs1PEMRepresentation, terminator: "")
+    let f = String(key.publicKey.mtprotoFingerprint, radix: 16)
+    print("mtproto-fingerprint: " + String(repeating: "0", count: 16 - f.count) + f)
+    print("listening on 127.0.0.1:\(port)")
+    fflush(nil)
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGINT) { _ in mtprotoStopRequested = 1 }
+    signal(SIGTERM) { _ in mtprotoStopRequested = 1 }
+    var loop = PollServer(listener: listener)
+    loop.run(onOpen: { fd in
+        server.open(Int(fd))
+        logLine("connection \(fd): opened")
+    }, onData: { fd, bytes in
+        let reply = server.receive(bytes, from: Int(fd), now: unixNow(), using: &rng)
+        for line in reply.log { logLine(line) }
+        return PollServer.Reply(send: reply.send, close: reply.close)
+    }, onClose: { fd, why in
+        server.close(Int(fd))
+        logLine("connection \(fd): closed (\(why))")
+    }, shouldStop: { mtprotoStopRequested != 0 })
+    close(listener)
+    logLine("stopped; \(server.keyCount) auth keys were created")
+}
+
+/// Client transports by name.
+private func clientTransport(_ name: String, dc: Int32) -> ClientTransport.Kind? {
+    let d = Int16(clamping: dc)
+    switch name {
+    case "abridged": return .plain(.abridged)
+    case "intermediate": return .plain(.intermediate)
+    case "padded-intermediate": return .plain(.paddedIntermediate)
+    case "full": return .plain(.full)
+    case "obfuscated2": return .obfuscated2(.abridged, dcId: d, secret: nil)
+    case "obfuscated2-intermediate": return .obfuscated2(.intermediate, dcId: d, secret: nil)
+    case "obfuscated2-padded": return .obfuscated2(.paddedIntermediate, dcId: d, secret: nil)
+    default: return nil
+    }
+}
+
+private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int32) {
+    guard let kind = clientTransport(name, dc: dc) else { usageError("mtproto ping: unknown transport '\(name)'") }
+    guard let text = readTextFile(keyPath) else { usageError("mtproto ping: cannot read \(keyPath)") }
+    let keys: [RSA.PublicKey]
+    do {
+        if text.contains("-----BEGIN RSA PRIVATE KEY-----") {
+            keys = [try RSA.PrivateKey(pemRepresentation: text).publicKey]
+        } else {
+            keys = try RSA.PublicKey.all(pemRepresentation: text)
+        }
+    } catch {
+        usageError("mtproto ping: \(keyPath): \(explain(error))")
+    }
+    func fail(_ s: String) -> Never {
+        print("FAIL \(name): \(s)")
+        exit(1)
+    }
+    var rng = SystemRandomNumberGenerator()
+    let fd: Int32
+    do { fd = try Socket.connect(port: port) } catch { fail("\(error)") }
+    defer { close(fd) }
+    var client: ClientConnection
+    do { client = try ClientConnection(transport: kind, handshake: .init(publicKeys: keys, dc: dc), using: &rng) } catch { fail("\(error)") }
+
+    /// Reads until `done` picks something out of the events (10 s without progress is a failure).
+    func awaitEvent<T>(_ what: String, _ done: (ClientConnection.Event) -> T?) -> T {
+        while true {
+            let bytes: [UInt8]
+            do { bytes = try Socket.readSome(fd, timeoutMs: 10_000) } catch { fail("waiting for \(what): \(error)") }
+            if bytes.isEmpty { fail("server closed the connection while waiting for \(what)") }
+            do {
+                let (reply, events) = try client.receive(bytes, now: unixNow(), using: &rng)
+                if !reply.isEmpty { try Socket.writeAll(fd, reply) }
+                for e in events {
+                    if case .transportError(let code) = e { fail("transport error \(code) while waiting for \(what)") }
+                    if let t = done(e) { return t }
+                }
+            } catch {
+                fail("while waiting for \(what): \(error)")
+            }
+        }
+    }
+
+    let t0 = monotonicMilliseconds()
+    do { try Socket.writeAll(fd, try client.start(now: unixNow(), using: &rng)) } catch { fail("\(error)") }
+    let result = awaitEvent("the handshake") { if case .handshakeCompleted(let r) = $0 { return r } else { return nil } }
+    print("handshake ok (\(name)): auth_key_id \(hexWord(result.authKey.id)), \(monotonicMilliseconds() - t0) ms")
+
+    let pingId = Int64(bitPattern: rng.next())
+    var w = TLWriter()
+    w.constructor(ServiceConstructor.ping)
+    w.int64(pingId)
+    let t1 = monotonicMilliseconds()
+    let sent: (bytes: [UInt8], msgId: Int64)
+    do { sent = try client.send(w.bytes, now: unixNow(), using: &rng); try Socket.writeAll(fd, sent.bytes) } catch { fail("\(error)") }
+    _ = awaitEvent("pong") { e -> Bool? in
+        guard case .message(let m) = e, case .pong(let msgId, let id)? = try? m.decoded() else { return nil }
+        guard msgId == sent.msgId, id == pingId else { fail("pong for msg_id \(msgId), ping_id \(id): not ours") }
+        return true
+    }
+    print("pong ok: ping_id \(hexWord(UInt64(bitPattern: pingId))), \(monotonicMilliseconds() - t1) ms")
+
+    var q = TLWriter()
+    q.constructor(0x1fb3_3026)  // help.getNearestDc
+    let query: (bytes: [UInt8], msgId: Int64)
+    do { query = try client.send(q.bytes, now: unixNow(), using: &rng); try Socket.writeAll(fd, query.bytes) } catch { fail("\(error)") }
+    let err = awaitEvent("rpc_error") { e -> RPCError? in
+        guard case .message(let m) = e, case .rpcResult(let req, let result)? = try? m.decoded(), req == query.msgId else { return nil }
+        guard case .rpcError(let err)? = try? ServiceMessage(decoding: result) else { fail("rpc_result is not an rpc_error") }
+        return err
+    }
+    guard err == .methodNotSupported else { fail("expected 400 METHOD_NOT_SUPPORTED, got \(err.code) \(err.message)") }
+    print("rpc_error ok: \(err.code) \(err.message)")
+}
+
+private func hexWord(_ v: UInt64) -> String {
+    let s = String(v, radix: 16)
+    return String(repeating: "0", count: 16 - s.count) + s
+}
