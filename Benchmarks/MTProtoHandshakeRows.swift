@@ -27,6 +27,8 @@ func mtprotoHandshakeRows() -> [Row] {
                 guard case .completed(let r)? = try? client.receive(b, now: 1_800_000_000, using: &crng) else { fatalError("client did not finish") }
                 consume(r.authKey.idBytes[0])
                 return
+            case .failed:
+                fatalError("dh_gen_fail")
             }
         }
         fatalError("handshake did not finish")

@@ -145,6 +145,13 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
                 throw MTProtoError.handshakeFailed("client did not finish")
             }
             return (cres, sres)
+        case .failed(let b):
+            // The client must check new_nonce_hash3 and end in the failed state.
+            do { _ = try client.receive(b, now: 1_800_000_005, using: &crng) } catch {
+                if client.isFailed { throw MTProtoError.handshakeFailed("dh_gen_fail") }
+                throw error
+            }
+            throw MTProtoError.handshakeFailed("client accepted dh_gen_fail")
         }
     }
     throw MTProtoError.handshakeFailed("too many steps")
@@ -295,4 +302,30 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
         _ = try? server.receive(b, now: 0, using: &srng)
         _ = try? client.receive(b, now: 0, using: &crng)
     }
+}
+
+/// Counts calls; answers "in use" for the first `busy` ones.
+private final class BusyKeys: @unchecked Sendable {
+    var calls = 0
+    let busy: Int
+    init(busy: Int) { self.busy = busy }
+    func inUse(_ id: UInt64) -> Bool {
+        calls += 1
+        return calls <= busy
+    }
+}
+
+@Test func dhGenRetryAndFail() throws {
+    // Two collisions: the client retries twice (retry_id = the rejected key's aux hash) and ends
+    // with the same key as the server.
+    let twice = BusyKeys(busy: 2)
+    let (c, s) = try runHandshake(seed: 31) { $0.keyIdInUse = { twice.inUse($0) } }
+    #expect(twice.calls == 3)
+    #expect(c.authKey == s.authKey)
+    // Always in use: after maxRetries the server answers dh_gen_fail and the client is failed.
+    let always = BusyKeys(busy: .max)
+    #expect(throws: MTProtoError.handshakeFailed("dh_gen_fail")) {
+        _ = try runHandshake(seed: 32) { $0.keyIdInUse = { always.inUse($0) }; $0.maxRetries = 1 }
+    }
+    #expect(always.calls == 2)
 }

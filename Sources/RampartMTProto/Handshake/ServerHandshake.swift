@@ -20,6 +20,11 @@ public struct ServerHandshake: Sendable {
         public var dc: Int32?
         /// Accept the legacy SHA-1 RSA padding with `p_q_inner_data` (what many Python clients send).
         public var acceptLegacyRSA: Bool
+        /// Whether an auth_key_id is already taken (the server then answers `dh_gen_retry`, and
+        /// `dh_gen_fail` after ``maxRetries`` retries). Nil: never.
+        public var keyIdInUse: (@Sendable (UInt64) -> Bool)?
+        /// Retries allowed before `dh_gen_fail`.
+        public var maxRetries: Int = 3
 
         public init(privateKeys: [RSA.PrivateKey], prime: BigUInt = DiffieHellman.telegramPrime, g: Int32 = 3,
                     dc: Int32? = nil, acceptLegacyRSA: Bool = true) {
@@ -37,6 +42,8 @@ public struct ServerHandshake: Sendable {
         case send([UInt8])
         /// Send this body (`dh_gen_ok`); the key is established.
         case completed(HandshakeResult, send: [UInt8])
+        /// Send this body (`dh_gen_fail`); the exchange is over without a key.
+        case failed(send: [UInt8])
     }
 
     /// The message of the error thrown for a client that asked for another DC (answer −444).
@@ -56,6 +63,7 @@ public struct ServerHandshake: Sendable {
         var tmpKey: [UInt8], tmpIV: [UInt8]
         var expiresIn: Int32?, dc: Int32?
         var retryID: UInt64
+        var retries = 0
     }
 
     public let configuration: Configuration
@@ -214,6 +222,24 @@ public struct ServerHandshake: Sendable {
         let keyBytes: [UInt8]
         do { keyBytes = try shared.bigEndianBytes(count: 256) } catch { throw .primitive(error) }
         let key = try AuthKey(keyBytes)
+        if let inUse = configuration.keyIdInUse, inUse(key.id) {
+            // spec §3.2 step 9: dh_gen_retry (the client retries with retry_id = auth_key_aux_hash),
+            // or dh_gen_fail once the retries are used up.
+            let kind: DHGenAnswer.Kind = pending.retries < configuration.maxRetries ? .retry : .fail
+            let hash = pending.newNonce.withBytes {
+                HandshakeCrypto.newNonceHash(newNonce: $0, number: kind.rawValue, authKeyAuxHash: key.auxHashBytes)
+            }
+            let answer = DHGenAnswer(kind: kind, nonce: pending.nonce, serverNonce: pending.serverNonce, newNonceHash: hash)
+            if kind == .fail {
+                state = .done
+                return .failed(send: answer.serialized)
+            }
+            var next = pending
+            next.retryID = key.auxHash
+            next.retries += 1
+            state = .waitingSetClientDH(next)
+            return .send(answer.serialized)
+        }
         let (hash, salt) = pending.newNonce.withBytes { newNonce in
             (HandshakeCrypto.newNonceHash(newNonce: newNonce, number: DHGenAnswer.Kind.ok.rawValue,
                                           authKeyAuxHash: key.auxHashBytes),

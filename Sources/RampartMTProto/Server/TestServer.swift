@@ -239,6 +239,10 @@ public struct TestServer {
         switch step {
         case .send(let b):
             body = b
+        case .failed(let b):
+            body = b
+            reply.log.append("connection \(id): handshake ended with dh_gen_fail")
+            conn.handshake = handshakeTemplate
         case .completed(let result, let b):
             body = b
             let keyId = result.authKey.id
