@@ -30,6 +30,9 @@ private func le64(_ b: [UInt8]) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | U
                            [UInt8](repeating: 0x42, count: 32), s.hex("b"), s.hex("client_padding")])
     let reqPQ = client.start(using: &rng)
     #expect(reqPQ == hexBytes("f18e7ebe") + s.hex("nonce"))
+    // The sample's whole unencrypted packet (msg_id 0x65ABC0FC000DF764).
+    #expect(UnencryptedMessage.encode(msgId: 0x65AB_C0FC_000D_F764, body: reqPQ) ==
+            hexBytes("000000000000000064f70d00fcc0ab6514000000f18e7ebe15a084b3b9ca2a17f03925f44b78fe68"))
 
     let fingerprints = (s.d["fingerprints"] as! [String]).map { le64(hexBytes($0.lowercased())) }
     let resPQ = ResPQ(nonce: s.hex("nonce"), serverNonce: s.hex("server_nonce"), pq: s.hex("pq_bytes"),
