@@ -63,7 +63,7 @@ let package = Package(
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
-        .target(name: "RampartVectors", dependencies: ["Rampart"], path: "Sources/RampartVectors"),
+        .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
             dependencies: ["Rampart", "RampartMTProto", "RampartReference", "RampartVectors"],

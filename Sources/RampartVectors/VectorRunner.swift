@@ -65,6 +65,9 @@ public enum VectorRunner {
         if let names = try? FileManager.default.contentsOfDirectory(atPath: own) {
             files += names.filter { $0.hasSuffix(".json") }.sorted().map { own + "/" + $0 }
         }
+        for rel in ownSubfolderFiles where FileManager.default.fileExists(atPath: own + "/" + rel) {
+            files.append(own + "/" + rel)
+        }
         if let shared = sharedVectorsDirectory(root: root) {
             for rel in sharedFiles where FileManager.default.fileExists(atPath: shared + "/" + rel) {
                 files.append(shared + "/" + rel)
@@ -72,6 +75,9 @@ public enum VectorRunner {
         }
         return files
     }
+
+    /// Files in subfolders of `Vectors/` (read by name or by kind).
+    static let ownSubfolderFiles = ["mtproto/message.json", "mtproto/handshake_sample.json"]
 
     /// Shared files (relative to `../shared/vectors`) that have a runner.
     public static var sharedFiles: [String] { sharedRunners.map(\.0) }
@@ -88,6 +94,7 @@ public enum VectorRunner {
         ("blake2/pycryptodome-blake2b-tv2.txt", SharedVectors.blake2bChains),
         ("nacl_classic.json", SharedVectors.naclClassic),
         ("wycheproof/x25519_test.json", SharedVectors.wycheproofX25519),
+        ("mtproto/handshake_sample.json", MTProtoVectors.handshakeSample),
     ] + SharedVectors.aesRunners }
 
     /// Runs one file. Our own files carry a `"kind"` field; shared files are recognised by name.
@@ -133,6 +140,7 @@ public enum VectorRunner {
         "aes": OwnVectors.aesCase,
         "x25519": OwnVectors.x25519Case,
         "box": OwnVectors.boxCase,
+        "mtproto-message": MTProtoVectors.messageCase,
     ] }
 }
 
