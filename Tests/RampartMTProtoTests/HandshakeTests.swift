@@ -332,3 +332,42 @@ private final class BusyKeys: @unchecked Sendable {
     }
     #expect(always.calls == 2)
 }
+
+@Test func serverRejectsOutOfRangeGBAndStaysPut() throws {
+    let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
+    var server = try ServerHandshake(configuration: .init(privateKeys: [priv]))
+    var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2))
+    var crng = SeededRNG(state: 41), srng = SeededRNG(state: 42)
+    guard case .send(let res) = try server.receive(client.start(using: &crng), now: 0, using: &srng),
+          case .send(let reqBody) = try client.receive(res, now: 0, using: &crng),
+          case .send(let dh) = try server.receive(reqBody, now: 0, using: &srng),
+          case .send(let goodSet) = try client.receive(dh, now: 0, using: &crng) else {
+        Issue.record("handshake did not get to set_client_DH_params"); return
+    }
+    // Recover new_nonce as the server does, then send g_b values outside 2^1984 ≤ g_b ≤ p − 2^1984.
+    let req = try ReqDHParams(parsing: reqBody)
+    var r = TLReader(try RSAPad.decrypt(req.encryptedData, key: priv))
+    let inner = try PQInnerData(reading: &r)
+    let (k, iv) = HandshakeCrypto.temporaryKeyIV(newNonce: inner.newNonce, serverNonce: inner.serverNonce)
+    let p = DiffieHellman.telegramPrime
+    for gB in [BigUInt(1), BigUInt(2), try (BigUInt(1) << 1984) - BigUInt(1), try p - BigUInt(1), p, try p - (BigUInt(1) << 1983)] {
+        let body = ClientDHInnerData(nonce: inner.nonce, serverNonce: inner.serverNonce, retryID: 0, gB: gB.bigEndianBytes())
+        let enc = try HandshakeCrypto.hashAndEncrypt(body.serialized, key: k, iv: iv, using: &crng)
+        let set = SetClientDHParams(nonce: inner.nonce, serverNonce: inner.serverNonce, encryptedData: enc)
+        #expect(throws: MTProtoError.self) { _ = try server.receive(set.serialized, now: 0, using: &srng) }
+    }
+    // A wrong retry_id and a wrong nonce are refused too.
+    let gB = DiffieHellman.telegramPrime >> 1
+    for (retry, nonce) in [(UInt64(7), inner.nonce), (0, [UInt8](repeating: 0, count: 16))] {
+        let body = ClientDHInnerData(nonce: nonce, serverNonce: inner.serverNonce, retryID: retry, gB: gB.bigEndianBytes())
+        let enc = try HandshakeCrypto.hashAndEncrypt(body.serialized, key: k, iv: iv, using: &crng)
+        let set = SetClientDHParams(nonce: inner.nonce, serverNonce: inner.serverNonce, encryptedData: enc)
+        #expect(throws: MTProtoError.self) { _ = try server.receive(set.serialized, now: 0, using: &srng) }
+    }
+    // The server is still waiting: the genuine message completes the exchange.
+    guard case .completed(let sres, let ok) = try server.receive(goodSet, now: 0, using: &srng),
+          case .completed(let cres) = try client.receive(ok, now: 0, using: &crng) else {
+        Issue.record("genuine set_client_DH_params refused after the bad ones"); return
+    }
+    #expect(sres.authKey == cres.authKey)
+}
