@@ -1,7 +1,8 @@
 // Montgomery multiplication and squaring compiled with BMI2 and ADX, so LLVM can use `mulx` (which
 // leaves the flags alone and takes any registers) in the product-scanning loops. The Swift source
 // is the same as the portable kernels in Rampart/BigInt/Montgomery.swift; only the target features
-// differ. Entry points take raw pointers and run the whole n² loop.
+// differ. Entry points take raw pointers and run the whole n² loop. For 16 and 32 limbs they hand
+// over to the generated, fully unrolled kernels in MontgomeryBMI2Fixed.swift.
 
 import Swift
 
@@ -17,6 +18,9 @@ public enum MontgomeryBMI2 {
     @inline(never)
     public static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
                        _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
+        // The limb count is public: the unrolled kernels of MontgomeryBMI2Fixed.swift for 2048 and 1024 bits.
+        if n == 32 { square32(r, a, m, m0inv, t); return }
+        if n == 16 { square16(r, a, m, m0inv, t); return }
         if n < 4 { mul(r, a, a, m, n, m0inv, t); return }
         let q = t
         var acc = Accumulator()
@@ -85,6 +89,8 @@ public enum MontgomeryBMI2 {
     @inline(never)
     public static func mul(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
                     _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
+        if n == 32 { mul32(r, a, b, m, m0inv, t); return }
+        if n == 16 { mul16(r, a, b, m, m0inv, t); return }
         let q = t
         var acc = Accumulator()
         for i in 0..<n {

@@ -122,6 +122,50 @@ struct BigIntCrossCheckTests {
         }
     }
 
+    /// The Montgomery kernels at and around the generated unrolled sizes (16 and 32 limbs) against
+    /// OpenSSL's multiplication and division: x = a·b·R⁻¹ mod m must satisfy x·R ≡ a·b (mod m).
+    @Test(arguments: [15, 16, 17, 31, 32, 33])
+    func montgomeryKernelsMatchOpenSSL(n: Int) throws {
+        guard let bn = requireBN() else { return }
+        var g = SplitMix64(seed: 0x307 &+ UInt64(n))
+        for k in 0..<24 {
+            var ml = (0..<n).map { _ in g.next() }
+            switch k % 4 {
+            case 0: ml[n - 1] |= 1 << 63
+            case 1: for j in 1..<n { ml[j] = .max }          // close to 2^(64n)
+            case 2: ml[n - 1] = 1                             // just above 2^(64(n−1))
+            default: break
+            }
+            if ml[n - 1] == 0 { ml[n - 1] = 1 }
+            ml[0] |= 1
+            let m = BigUInt(limbs: ml), mb = m.bigEndianBytes()
+            let mod = try Modulus(m)
+            var values = (0..<4).map { _ in mod.reduce(BigUInt(limbs: (0..<n).map { _ in g.next() })) }
+            values.append(try m - BigUInt(1))
+            values.append(BigUInt(1))
+            let rBytes = (BigUInt(1) << (64 * n)).bigEndianBytes()
+            for (i, a) in values.enumerated() {
+                let b = values[(i + 1) % values.count]
+                let ab = a.bigEndianBytes(), bb = b.bigEndianBytes()
+                let want = try bn.divMod(try bn.mul(ab, bb), mb).1
+                let x = mod.montgomeryProduct(a, b, backend: .hardware)
+                let got = try bn.divMod(try bn.mul(x.bigEndianBytes(), rBytes), mb).1
+                #expect(got == want, "mul n=\(n) m=\(m)")
+                #expect(x == mod.montgomeryProduct(a, b, backend: .portable))
+                let s = mod.montgomerySquare(a, backend: .hardware)
+                let wantSq = try bn.divMod(try bn.mul(ab, ab), mb).1
+                let gotSq = try bn.divMod(try bn.mul(s.bigEndianBytes(), rBytes), mb).1
+                #expect(gotSq == wantSq, "square n=\(n) m=\(m)")
+            }
+            // Whole exponentiations at this size, constant time and sliding window.
+            let base = mod.reduce(BigUInt(limbs: (0..<n).map { _ in g.next() }))
+            let e = BigUInt(limbs: (0..<(k % 2 == 0 ? n : 4)).map { _ in g.next() })
+            let want = try bn.modExpConsttime(base.bigEndianBytes(), e.bigEndianBytes(), mb)
+            #expect(mod.constantTimePower(base, e).bigEndianBytes() == want, "ct n=\(n)")
+            #expect(mod.publicPower(base, e).bigEndianBytes() == want, "vt n=\(n)")
+        }
+    }
+
     @Test func modularInverseMatchesOpenSSL() throws {
         guard let bn = requireBN() else { return }
         var g = SplitMix64(seed: 0x1F4)

@@ -404,3 +404,44 @@ enum Montgomery {
         for j in 0..<n { r[j] = ConstantTime.select(keepT, t[j], r[j]) }
     }
 }
+
+extension Modulus {
+    /// Testing hook: `a · b · R⁻¹ mod m` (R = 2^(64n)) through one backend's kernel on n-limb buffers
+    /// (`.hardware` is the dispatched kernel, `.portable` the Swift one). Requires `a < R`, `b < m`.
+    @_spi(Testing) public func montgomeryProduct(_ x: BigUInt, _ y: BigUInt, backend: Backend) -> BigUInt {
+        precondition(x.limbCount <= limbCount && y < value)
+        let a = Modulus.padded(x, limbCount), b = Modulus.padded(y, limbCount)
+        var out = [UInt64](repeating: 0, count: limbCount)
+        withWorkspace(limbs: limbCount + 2) { t in
+            a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in
+                m.withUnsafeBufferPointer { pm in out.withUnsafeMutableBufferPointer { po in
+                    if backend == .portable {
+                        Montgomery.mulPortable(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                    } else {
+                        Montgomery.mul(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                    }
+                } }
+            } }
+        }
+        return BigUInt(limbs: out)
+    }
+
+    /// Testing hook: `a² · R⁻¹ mod m` through one backend's squaring kernel. Requires `a < m`.
+    @_spi(Testing) public func montgomerySquare(_ x: BigUInt, backend: Backend) -> BigUInt {
+        precondition(x < value)
+        let a = Modulus.padded(x, limbCount)
+        var out = [UInt64](repeating: 0, count: limbCount)
+        withWorkspace(limbs: limbCount + 2) { t in
+            a.withUnsafeBufferPointer { pa in
+                m.withUnsafeBufferPointer { pm in out.withUnsafeMutableBufferPointer { po in
+                    if backend == .portable {
+                        Montgomery.squarePortable(po.baseAddress!, pa.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                    } else {
+                        Montgomery.square(po.baseAddress!, pa.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                    }
+                } }
+            }
+        }
+        return BigUInt(limbs: out)
+    }
+}
