@@ -14,6 +14,23 @@ import sys
 SIZES = [16, 32]
 
 
+class Acc:
+    """Tracks what the generator knows about an accumulator, to pick the cheapest form of each
+    multiply-accumulate: `set` into an empty one, `macTopZero` while c2 is known 0, else `mac`."""
+
+    def __init__(self, name, state="zero"):
+        self.name, self.state = name, state
+
+    def mac(self, x, y):
+        op = {"zero": "set", "top0": "macTopZero", "full": "mac"}[self.state]
+        self.state = "full"
+        return f"{self.name}.{op}({x}, {y})"
+
+    def shift(self):
+        self.state = "top0"
+        return f"{self.name}.shift()"
+
+
 def gen_mul(n, w):
     w(f"    /// `r = a · b · R⁻¹ mod m` for {n}-limb operands ({64 * n}-bit moduli), fully unrolled product")
     w(f"    /// scanning; same contract as ``mul(_:_:_:_:_:_:_:)`` with n = {n}.")
@@ -23,16 +40,17 @@ def gen_mul(n, w):
     w("                              _ t: UnsafeMutablePointer<UInt64>) {")
     w("        // t[0..<n] holds q (the Montgomery quotient digits), then the result words.")
     w("        var acc = Column()")
+    acc = Acc("acc")
     for i in range(2 * n):
         lo = 0 if i < n else i - n + 1
         w(f"        // column {i}")
         for j in range(lo, min(i, n)):
-            w(f"        acc.mac(a[{j}], b[{i - j}]); acc.mac(t[{j}], m[{i - j}])")
+            w(f"        {acc.mac(f'a[{j}]', f'b[{i - j}]')}; {acc.mac(f't[{j}]', f'm[{i - j}]')}")
         if i < n:
-            w(f"        acc.mac(a[{i}], b[0])")
-            w(f"        let q{i} = acc.c0 &* m0inv; t[{i}] = q{i}; acc.mac(q{i}, m[0]); acc.shift()")
+            w(f"        {acc.mac(f'a[{i}]', 'b[0]')}")
+            w(f"        let q{i} = acc.c0 &* m0inv; t[{i}] = q{i}; {acc.mac(f'q{i}', 'm[0]')}; {acc.shift()}")
         elif i < 2 * n - 1:
-            w(f"        t[{i - n}] = acc.c0; acc.shift()")
+            w(f"        t[{i - n}] = acc.c0; {acc.shift()}")
         else:
             w(f"        t[{i - n}] = acc.c0")
             w(f"        subtractIfAtLeast{n}(r, t, acc.c1, m)")
@@ -48,6 +66,7 @@ def gen_sqr(n, w):
     w(f"    public static func square{n}(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>,")
     w("                                 _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {")
     w("        var acc = Column()")
+    acc = Acc("acc")
     for i in range(2 * n - 1):
         lo = 0 if i < n else i - n + 1
         w(f"        // column {i}")
@@ -55,20 +74,22 @@ def gen_sqr(n, w):
         if offs:
             w("        do {")
             w("            var o = Column()")
+            o = Acc("o")
             for (j, k) in offs:
-                w(f"            o.mac(a[{j}], a[{k}])")
+                w(f"            {o.mac(f'a[{j}]', f'a[{k}]')}")
             w("            acc.addTwice(o)")
             w("        }")
+            acc.state = "full"
         if i % 2 == 0:
-            w(f"        acc.mac(a[{i // 2}], a[{i // 2}])")
+            w(f"        {acc.mac(f'a[{i // 2}]', f'a[{i // 2}]')}")
         if i < n:
             for j in range(0, i):
-                w(f"        acc.mac(t[{j}], m[{i - j}])")
-            w(f"        let q{i} = acc.c0 &* m0inv; t[{i}] = q{i}; acc.mac(q{i}, m[0]); acc.shift()")
+                w(f"        {acc.mac(f't[{j}]', f'm[{i - j}]')}")
+            w(f"        let q{i} = acc.c0 &* m0inv; t[{i}] = q{i}; {acc.mac(f'q{i}', 'm[0]')}; {acc.shift()}")
         else:
             for j in range(i - n + 1, n):
-                w(f"        acc.mac(t[{j}], m[{i - j}])")
-            w(f"        t[{i - n}] = acc.c0; acc.shift()")
+                w(f"        {acc.mac(f't[{j}]', f'm[{i - j}]')}")
+            w(f"        t[{i - n}] = acc.c0; {acc.shift()}")
     w("        // Column 2n − 1 holds only the carry.")
     w(f"        t[{n - 1}] = acc.c0")
     w(f"        subtractIfAtLeast{n}(r, t, acc.c1, m)")
@@ -143,6 +164,21 @@ def main():
     w("        let (k1, s1) = addWithCarry(k0, c1, p.high)")
     w("        let (_, s2) = addWithCarry(k1, c2, 0)")
     w("        c0 = s0; c1 = s1; c2 = s2")
+    w("    }")
+    w("")
+    w("    /// (c2:c1:c0) += x · y when c2 is known to be 0 (a column's first product): c2 takes the")
+    w("    /// carry out of c1 directly instead of an `adc` into a zero that LLVM would materialise.")
+    w("    @inline(__always) mutating func macTopZero(_ x: UInt64, _ y: UInt64) {")
+    w("        let p = x.multipliedFullWidth(by: y)")
+    w("        let (k0, s0) = addWithCarry(noCarry, c0, p.low)")
+    w("        let (k1, s1) = addWithCarry(k0, c1, p.high)")
+    w("        c0 = s0; c1 = s1; c2 = UInt64(UInt8(k1))")
+    w("    }")
+    w("")
+    w("    /// (c2:c1:c0) = x · y (an empty accumulator's first product).")
+    w("    @inline(__always) mutating func set(_ x: UInt64, _ y: UInt64) {")
+    w("        let p = x.multipliedFullWidth(by: y)")
+    w("        c0 = p.low; c1 = p.high; c2 = 0")
     w("    }")
     w("")
     w("    /// self += 2 · o")

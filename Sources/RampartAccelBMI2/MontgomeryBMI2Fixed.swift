@@ -42,6 +42,21 @@ struct Column {
         c0 = s0; c1 = s1; c2 = s2
     }
 
+    /// (c2:c1:c0) += x · y when c2 is known to be 0 (a column's first product): c2 takes the
+    /// carry out of c1 directly instead of an `adc` into a zero that LLVM would materialise.
+    @inline(__always) mutating func macTopZero(_ x: UInt64, _ y: UInt64) {
+        let p = x.multipliedFullWidth(by: y)
+        let (k0, s0) = addWithCarry(noCarry, c0, p.low)
+        let (k1, s1) = addWithCarry(k0, c1, p.high)
+        c0 = s0; c1 = s1; c2 = UInt64(UInt8(k1))
+    }
+
+    /// (c2:c1:c0) = x · y (an empty accumulator's first product).
+    @inline(__always) mutating func set(_ x: UInt64, _ y: UInt64) {
+        let p = x.multipliedFullWidth(by: y)
+        c0 = p.low; c1 = p.high; c2 = 0
+    }
+
     /// self += 2 · o
     @inline(__always) mutating func addTwice(_ o: Column) {
         let (k0, d0) = addWithCarry(noCarry, o.c0, o.c0)
@@ -71,32 +86,32 @@ extension MontgomeryBMI2 {
         // t[0..<n] holds q (the Montgomery quotient digits), then the result words.
         var acc = Column()
         // column 0
-        acc.mac(a[0], b[0])
+        acc.set(a[0], b[0])
         let q0 = acc.c0 &* m0inv; t[0] = q0; acc.mac(q0, m[0]); acc.shift()
         // column 1
-        acc.mac(a[0], b[1]); acc.mac(t[0], m[1])
+        acc.macTopZero(a[0], b[1]); acc.mac(t[0], m[1])
         acc.mac(a[1], b[0])
         let q1 = acc.c0 &* m0inv; t[1] = q1; acc.mac(q1, m[0]); acc.shift()
         // column 2
-        acc.mac(a[0], b[2]); acc.mac(t[0], m[2])
+        acc.macTopZero(a[0], b[2]); acc.mac(t[0], m[2])
         acc.mac(a[1], b[1]); acc.mac(t[1], m[1])
         acc.mac(a[2], b[0])
         let q2 = acc.c0 &* m0inv; t[2] = q2; acc.mac(q2, m[0]); acc.shift()
         // column 3
-        acc.mac(a[0], b[3]); acc.mac(t[0], m[3])
+        acc.macTopZero(a[0], b[3]); acc.mac(t[0], m[3])
         acc.mac(a[1], b[2]); acc.mac(t[1], m[2])
         acc.mac(a[2], b[1]); acc.mac(t[2], m[1])
         acc.mac(a[3], b[0])
         let q3 = acc.c0 &* m0inv; t[3] = q3; acc.mac(q3, m[0]); acc.shift()
         // column 4
-        acc.mac(a[0], b[4]); acc.mac(t[0], m[4])
+        acc.macTopZero(a[0], b[4]); acc.mac(t[0], m[4])
         acc.mac(a[1], b[3]); acc.mac(t[1], m[3])
         acc.mac(a[2], b[2]); acc.mac(t[2], m[2])
         acc.mac(a[3], b[1]); acc.mac(t[3], m[1])
         acc.mac(a[4], b[0])
         let q4 = acc.c0 &* m0inv; t[4] = q4; acc.mac(q4, m[0]); acc.shift()
         // column 5
-        acc.mac(a[0], b[5]); acc.mac(t[0], m[5])
+        acc.macTopZero(a[0], b[5]); acc.mac(t[0], m[5])
         acc.mac(a[1], b[4]); acc.mac(t[1], m[4])
         acc.mac(a[2], b[3]); acc.mac(t[2], m[3])
         acc.mac(a[3], b[2]); acc.mac(t[3], m[2])
@@ -104,7 +119,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[5], b[0])
         let q5 = acc.c0 &* m0inv; t[5] = q5; acc.mac(q5, m[0]); acc.shift()
         // column 6
-        acc.mac(a[0], b[6]); acc.mac(t[0], m[6])
+        acc.macTopZero(a[0], b[6]); acc.mac(t[0], m[6])
         acc.mac(a[1], b[5]); acc.mac(t[1], m[5])
         acc.mac(a[2], b[4]); acc.mac(t[2], m[4])
         acc.mac(a[3], b[3]); acc.mac(t[3], m[3])
@@ -113,7 +128,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[6], b[0])
         let q6 = acc.c0 &* m0inv; t[6] = q6; acc.mac(q6, m[0]); acc.shift()
         // column 7
-        acc.mac(a[0], b[7]); acc.mac(t[0], m[7])
+        acc.macTopZero(a[0], b[7]); acc.mac(t[0], m[7])
         acc.mac(a[1], b[6]); acc.mac(t[1], m[6])
         acc.mac(a[2], b[5]); acc.mac(t[2], m[5])
         acc.mac(a[3], b[4]); acc.mac(t[3], m[4])
@@ -123,7 +138,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[7], b[0])
         let q7 = acc.c0 &* m0inv; t[7] = q7; acc.mac(q7, m[0]); acc.shift()
         // column 8
-        acc.mac(a[0], b[8]); acc.mac(t[0], m[8])
+        acc.macTopZero(a[0], b[8]); acc.mac(t[0], m[8])
         acc.mac(a[1], b[7]); acc.mac(t[1], m[7])
         acc.mac(a[2], b[6]); acc.mac(t[2], m[6])
         acc.mac(a[3], b[5]); acc.mac(t[3], m[5])
@@ -134,7 +149,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[8], b[0])
         let q8 = acc.c0 &* m0inv; t[8] = q8; acc.mac(q8, m[0]); acc.shift()
         // column 9
-        acc.mac(a[0], b[9]); acc.mac(t[0], m[9])
+        acc.macTopZero(a[0], b[9]); acc.mac(t[0], m[9])
         acc.mac(a[1], b[8]); acc.mac(t[1], m[8])
         acc.mac(a[2], b[7]); acc.mac(t[2], m[7])
         acc.mac(a[3], b[6]); acc.mac(t[3], m[6])
@@ -146,7 +161,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[9], b[0])
         let q9 = acc.c0 &* m0inv; t[9] = q9; acc.mac(q9, m[0]); acc.shift()
         // column 10
-        acc.mac(a[0], b[10]); acc.mac(t[0], m[10])
+        acc.macTopZero(a[0], b[10]); acc.mac(t[0], m[10])
         acc.mac(a[1], b[9]); acc.mac(t[1], m[9])
         acc.mac(a[2], b[8]); acc.mac(t[2], m[8])
         acc.mac(a[3], b[7]); acc.mac(t[3], m[7])
@@ -159,7 +174,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[10], b[0])
         let q10 = acc.c0 &* m0inv; t[10] = q10; acc.mac(q10, m[0]); acc.shift()
         // column 11
-        acc.mac(a[0], b[11]); acc.mac(t[0], m[11])
+        acc.macTopZero(a[0], b[11]); acc.mac(t[0], m[11])
         acc.mac(a[1], b[10]); acc.mac(t[1], m[10])
         acc.mac(a[2], b[9]); acc.mac(t[2], m[9])
         acc.mac(a[3], b[8]); acc.mac(t[3], m[8])
@@ -173,7 +188,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[11], b[0])
         let q11 = acc.c0 &* m0inv; t[11] = q11; acc.mac(q11, m[0]); acc.shift()
         // column 12
-        acc.mac(a[0], b[12]); acc.mac(t[0], m[12])
+        acc.macTopZero(a[0], b[12]); acc.mac(t[0], m[12])
         acc.mac(a[1], b[11]); acc.mac(t[1], m[11])
         acc.mac(a[2], b[10]); acc.mac(t[2], m[10])
         acc.mac(a[3], b[9]); acc.mac(t[3], m[9])
@@ -188,7 +203,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[12], b[0])
         let q12 = acc.c0 &* m0inv; t[12] = q12; acc.mac(q12, m[0]); acc.shift()
         // column 13
-        acc.mac(a[0], b[13]); acc.mac(t[0], m[13])
+        acc.macTopZero(a[0], b[13]); acc.mac(t[0], m[13])
         acc.mac(a[1], b[12]); acc.mac(t[1], m[12])
         acc.mac(a[2], b[11]); acc.mac(t[2], m[11])
         acc.mac(a[3], b[10]); acc.mac(t[3], m[10])
@@ -204,7 +219,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[13], b[0])
         let q13 = acc.c0 &* m0inv; t[13] = q13; acc.mac(q13, m[0]); acc.shift()
         // column 14
-        acc.mac(a[0], b[14]); acc.mac(t[0], m[14])
+        acc.macTopZero(a[0], b[14]); acc.mac(t[0], m[14])
         acc.mac(a[1], b[13]); acc.mac(t[1], m[13])
         acc.mac(a[2], b[12]); acc.mac(t[2], m[12])
         acc.mac(a[3], b[11]); acc.mac(t[3], m[11])
@@ -221,7 +236,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[14], b[0])
         let q14 = acc.c0 &* m0inv; t[14] = q14; acc.mac(q14, m[0]); acc.shift()
         // column 15
-        acc.mac(a[0], b[15]); acc.mac(t[0], m[15])
+        acc.macTopZero(a[0], b[15]); acc.mac(t[0], m[15])
         acc.mac(a[1], b[14]); acc.mac(t[1], m[14])
         acc.mac(a[2], b[13]); acc.mac(t[2], m[13])
         acc.mac(a[3], b[12]); acc.mac(t[3], m[12])
@@ -239,7 +254,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[0])
         let q15 = acc.c0 &* m0inv; t[15] = q15; acc.mac(q15, m[0]); acc.shift()
         // column 16
-        acc.mac(a[1], b[15]); acc.mac(t[1], m[15])
+        acc.macTopZero(a[1], b[15]); acc.mac(t[1], m[15])
         acc.mac(a[2], b[14]); acc.mac(t[2], m[14])
         acc.mac(a[3], b[13]); acc.mac(t[3], m[13])
         acc.mac(a[4], b[12]); acc.mac(t[4], m[12])
@@ -256,7 +271,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[1]); acc.mac(t[15], m[1])
         t[0] = acc.c0; acc.shift()
         // column 17
-        acc.mac(a[2], b[15]); acc.mac(t[2], m[15])
+        acc.macTopZero(a[2], b[15]); acc.mac(t[2], m[15])
         acc.mac(a[3], b[14]); acc.mac(t[3], m[14])
         acc.mac(a[4], b[13]); acc.mac(t[4], m[13])
         acc.mac(a[5], b[12]); acc.mac(t[5], m[12])
@@ -272,7 +287,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[2]); acc.mac(t[15], m[2])
         t[1] = acc.c0; acc.shift()
         // column 18
-        acc.mac(a[3], b[15]); acc.mac(t[3], m[15])
+        acc.macTopZero(a[3], b[15]); acc.mac(t[3], m[15])
         acc.mac(a[4], b[14]); acc.mac(t[4], m[14])
         acc.mac(a[5], b[13]); acc.mac(t[5], m[13])
         acc.mac(a[6], b[12]); acc.mac(t[6], m[12])
@@ -287,7 +302,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[3]); acc.mac(t[15], m[3])
         t[2] = acc.c0; acc.shift()
         // column 19
-        acc.mac(a[4], b[15]); acc.mac(t[4], m[15])
+        acc.macTopZero(a[4], b[15]); acc.mac(t[4], m[15])
         acc.mac(a[5], b[14]); acc.mac(t[5], m[14])
         acc.mac(a[6], b[13]); acc.mac(t[6], m[13])
         acc.mac(a[7], b[12]); acc.mac(t[7], m[12])
@@ -301,7 +316,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[4]); acc.mac(t[15], m[4])
         t[3] = acc.c0; acc.shift()
         // column 20
-        acc.mac(a[5], b[15]); acc.mac(t[5], m[15])
+        acc.macTopZero(a[5], b[15]); acc.mac(t[5], m[15])
         acc.mac(a[6], b[14]); acc.mac(t[6], m[14])
         acc.mac(a[7], b[13]); acc.mac(t[7], m[13])
         acc.mac(a[8], b[12]); acc.mac(t[8], m[12])
@@ -314,7 +329,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[5]); acc.mac(t[15], m[5])
         t[4] = acc.c0; acc.shift()
         // column 21
-        acc.mac(a[6], b[15]); acc.mac(t[6], m[15])
+        acc.macTopZero(a[6], b[15]); acc.mac(t[6], m[15])
         acc.mac(a[7], b[14]); acc.mac(t[7], m[14])
         acc.mac(a[8], b[13]); acc.mac(t[8], m[13])
         acc.mac(a[9], b[12]); acc.mac(t[9], m[12])
@@ -326,7 +341,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[6]); acc.mac(t[15], m[6])
         t[5] = acc.c0; acc.shift()
         // column 22
-        acc.mac(a[7], b[15]); acc.mac(t[7], m[15])
+        acc.macTopZero(a[7], b[15]); acc.mac(t[7], m[15])
         acc.mac(a[8], b[14]); acc.mac(t[8], m[14])
         acc.mac(a[9], b[13]); acc.mac(t[9], m[13])
         acc.mac(a[10], b[12]); acc.mac(t[10], m[12])
@@ -337,7 +352,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[7]); acc.mac(t[15], m[7])
         t[6] = acc.c0; acc.shift()
         // column 23
-        acc.mac(a[8], b[15]); acc.mac(t[8], m[15])
+        acc.macTopZero(a[8], b[15]); acc.mac(t[8], m[15])
         acc.mac(a[9], b[14]); acc.mac(t[9], m[14])
         acc.mac(a[10], b[13]); acc.mac(t[10], m[13])
         acc.mac(a[11], b[12]); acc.mac(t[11], m[12])
@@ -347,7 +362,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[8]); acc.mac(t[15], m[8])
         t[7] = acc.c0; acc.shift()
         // column 24
-        acc.mac(a[9], b[15]); acc.mac(t[9], m[15])
+        acc.macTopZero(a[9], b[15]); acc.mac(t[9], m[15])
         acc.mac(a[10], b[14]); acc.mac(t[10], m[14])
         acc.mac(a[11], b[13]); acc.mac(t[11], m[13])
         acc.mac(a[12], b[12]); acc.mac(t[12], m[12])
@@ -356,7 +371,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[9]); acc.mac(t[15], m[9])
         t[8] = acc.c0; acc.shift()
         // column 25
-        acc.mac(a[10], b[15]); acc.mac(t[10], m[15])
+        acc.macTopZero(a[10], b[15]); acc.mac(t[10], m[15])
         acc.mac(a[11], b[14]); acc.mac(t[11], m[14])
         acc.mac(a[12], b[13]); acc.mac(t[12], m[13])
         acc.mac(a[13], b[12]); acc.mac(t[13], m[12])
@@ -364,29 +379,29 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[10]); acc.mac(t[15], m[10])
         t[9] = acc.c0; acc.shift()
         // column 26
-        acc.mac(a[11], b[15]); acc.mac(t[11], m[15])
+        acc.macTopZero(a[11], b[15]); acc.mac(t[11], m[15])
         acc.mac(a[12], b[14]); acc.mac(t[12], m[14])
         acc.mac(a[13], b[13]); acc.mac(t[13], m[13])
         acc.mac(a[14], b[12]); acc.mac(t[14], m[12])
         acc.mac(a[15], b[11]); acc.mac(t[15], m[11])
         t[10] = acc.c0; acc.shift()
         // column 27
-        acc.mac(a[12], b[15]); acc.mac(t[12], m[15])
+        acc.macTopZero(a[12], b[15]); acc.mac(t[12], m[15])
         acc.mac(a[13], b[14]); acc.mac(t[13], m[14])
         acc.mac(a[14], b[13]); acc.mac(t[14], m[13])
         acc.mac(a[15], b[12]); acc.mac(t[15], m[12])
         t[11] = acc.c0; acc.shift()
         // column 28
-        acc.mac(a[13], b[15]); acc.mac(t[13], m[15])
+        acc.macTopZero(a[13], b[15]); acc.mac(t[13], m[15])
         acc.mac(a[14], b[14]); acc.mac(t[14], m[14])
         acc.mac(a[15], b[13]); acc.mac(t[15], m[13])
         t[12] = acc.c0; acc.shift()
         // column 29
-        acc.mac(a[14], b[15]); acc.mac(t[14], m[15])
+        acc.macTopZero(a[14], b[15]); acc.mac(t[14], m[15])
         acc.mac(a[15], b[14]); acc.mac(t[15], m[14])
         t[13] = acc.c0; acc.shift()
         // column 30
-        acc.mac(a[15], b[15]); acc.mac(t[15], m[15])
+        acc.macTopZero(a[15], b[15]); acc.mac(t[15], m[15])
         t[14] = acc.c0; acc.shift()
         // column 31
         t[15] = acc.c0
@@ -401,12 +416,12 @@ extension MontgomeryBMI2 {
                                  _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
         var acc = Column()
         // column 0
-        acc.mac(a[0], a[0])
+        acc.set(a[0], a[0])
         let q0 = acc.c0 &* m0inv; t[0] = q0; acc.mac(q0, m[0]); acc.shift()
         // column 1
         do {
             var o = Column()
-            o.mac(a[0], a[1])
+            o.set(a[0], a[1])
             acc.addTwice(o)
         }
         acc.mac(t[0], m[1])
@@ -414,7 +429,7 @@ extension MontgomeryBMI2 {
         // column 2
         do {
             var o = Column()
-            o.mac(a[0], a[2])
+            o.set(a[0], a[2])
             acc.addTwice(o)
         }
         acc.mac(a[1], a[1])
@@ -424,7 +439,7 @@ extension MontgomeryBMI2 {
         // column 3
         do {
             var o = Column()
-            o.mac(a[0], a[3])
+            o.set(a[0], a[3])
             o.mac(a[1], a[2])
             acc.addTwice(o)
         }
@@ -435,7 +450,7 @@ extension MontgomeryBMI2 {
         // column 4
         do {
             var o = Column()
-            o.mac(a[0], a[4])
+            o.set(a[0], a[4])
             o.mac(a[1], a[3])
             acc.addTwice(o)
         }
@@ -448,7 +463,7 @@ extension MontgomeryBMI2 {
         // column 5
         do {
             var o = Column()
-            o.mac(a[0], a[5])
+            o.set(a[0], a[5])
             o.mac(a[1], a[4])
             o.mac(a[2], a[3])
             acc.addTwice(o)
@@ -462,7 +477,7 @@ extension MontgomeryBMI2 {
         // column 6
         do {
             var o = Column()
-            o.mac(a[0], a[6])
+            o.set(a[0], a[6])
             o.mac(a[1], a[5])
             o.mac(a[2], a[4])
             acc.addTwice(o)
@@ -478,7 +493,7 @@ extension MontgomeryBMI2 {
         // column 7
         do {
             var o = Column()
-            o.mac(a[0], a[7])
+            o.set(a[0], a[7])
             o.mac(a[1], a[6])
             o.mac(a[2], a[5])
             o.mac(a[3], a[4])
@@ -495,7 +510,7 @@ extension MontgomeryBMI2 {
         // column 8
         do {
             var o = Column()
-            o.mac(a[0], a[8])
+            o.set(a[0], a[8])
             o.mac(a[1], a[7])
             o.mac(a[2], a[6])
             o.mac(a[3], a[5])
@@ -514,7 +529,7 @@ extension MontgomeryBMI2 {
         // column 9
         do {
             var o = Column()
-            o.mac(a[0], a[9])
+            o.set(a[0], a[9])
             o.mac(a[1], a[8])
             o.mac(a[2], a[7])
             o.mac(a[3], a[6])
@@ -534,7 +549,7 @@ extension MontgomeryBMI2 {
         // column 10
         do {
             var o = Column()
-            o.mac(a[0], a[10])
+            o.set(a[0], a[10])
             o.mac(a[1], a[9])
             o.mac(a[2], a[8])
             o.mac(a[3], a[7])
@@ -556,7 +571,7 @@ extension MontgomeryBMI2 {
         // column 11
         do {
             var o = Column()
-            o.mac(a[0], a[11])
+            o.set(a[0], a[11])
             o.mac(a[1], a[10])
             o.mac(a[2], a[9])
             o.mac(a[3], a[8])
@@ -579,7 +594,7 @@ extension MontgomeryBMI2 {
         // column 12
         do {
             var o = Column()
-            o.mac(a[0], a[12])
+            o.set(a[0], a[12])
             o.mac(a[1], a[11])
             o.mac(a[2], a[10])
             o.mac(a[3], a[9])
@@ -604,7 +619,7 @@ extension MontgomeryBMI2 {
         // column 13
         do {
             var o = Column()
-            o.mac(a[0], a[13])
+            o.set(a[0], a[13])
             o.mac(a[1], a[12])
             o.mac(a[2], a[11])
             o.mac(a[3], a[10])
@@ -630,7 +645,7 @@ extension MontgomeryBMI2 {
         // column 14
         do {
             var o = Column()
-            o.mac(a[0], a[14])
+            o.set(a[0], a[14])
             o.mac(a[1], a[13])
             o.mac(a[2], a[12])
             o.mac(a[3], a[11])
@@ -658,7 +673,7 @@ extension MontgomeryBMI2 {
         // column 15
         do {
             var o = Column()
-            o.mac(a[0], a[15])
+            o.set(a[0], a[15])
             o.mac(a[1], a[14])
             o.mac(a[2], a[13])
             o.mac(a[3], a[12])
@@ -687,7 +702,7 @@ extension MontgomeryBMI2 {
         // column 16
         do {
             var o = Column()
-            o.mac(a[1], a[15])
+            o.set(a[1], a[15])
             o.mac(a[2], a[14])
             o.mac(a[3], a[13])
             o.mac(a[4], a[12])
@@ -716,7 +731,7 @@ extension MontgomeryBMI2 {
         // column 17
         do {
             var o = Column()
-            o.mac(a[2], a[15])
+            o.set(a[2], a[15])
             o.mac(a[3], a[14])
             o.mac(a[4], a[13])
             o.mac(a[5], a[12])
@@ -743,7 +758,7 @@ extension MontgomeryBMI2 {
         // column 18
         do {
             var o = Column()
-            o.mac(a[3], a[15])
+            o.set(a[3], a[15])
             o.mac(a[4], a[14])
             o.mac(a[5], a[13])
             o.mac(a[6], a[12])
@@ -769,7 +784,7 @@ extension MontgomeryBMI2 {
         // column 19
         do {
             var o = Column()
-            o.mac(a[4], a[15])
+            o.set(a[4], a[15])
             o.mac(a[5], a[14])
             o.mac(a[6], a[13])
             o.mac(a[7], a[12])
@@ -793,7 +808,7 @@ extension MontgomeryBMI2 {
         // column 20
         do {
             var o = Column()
-            o.mac(a[5], a[15])
+            o.set(a[5], a[15])
             o.mac(a[6], a[14])
             o.mac(a[7], a[13])
             o.mac(a[8], a[12])
@@ -816,7 +831,7 @@ extension MontgomeryBMI2 {
         // column 21
         do {
             var o = Column()
-            o.mac(a[6], a[15])
+            o.set(a[6], a[15])
             o.mac(a[7], a[14])
             o.mac(a[8], a[13])
             o.mac(a[9], a[12])
@@ -837,7 +852,7 @@ extension MontgomeryBMI2 {
         // column 22
         do {
             var o = Column()
-            o.mac(a[7], a[15])
+            o.set(a[7], a[15])
             o.mac(a[8], a[14])
             o.mac(a[9], a[13])
             o.mac(a[10], a[12])
@@ -857,7 +872,7 @@ extension MontgomeryBMI2 {
         // column 23
         do {
             var o = Column()
-            o.mac(a[8], a[15])
+            o.set(a[8], a[15])
             o.mac(a[9], a[14])
             o.mac(a[10], a[13])
             o.mac(a[11], a[12])
@@ -875,7 +890,7 @@ extension MontgomeryBMI2 {
         // column 24
         do {
             var o = Column()
-            o.mac(a[9], a[15])
+            o.set(a[9], a[15])
             o.mac(a[10], a[14])
             o.mac(a[11], a[13])
             acc.addTwice(o)
@@ -892,7 +907,7 @@ extension MontgomeryBMI2 {
         // column 25
         do {
             var o = Column()
-            o.mac(a[10], a[15])
+            o.set(a[10], a[15])
             o.mac(a[11], a[14])
             o.mac(a[12], a[13])
             acc.addTwice(o)
@@ -907,7 +922,7 @@ extension MontgomeryBMI2 {
         // column 26
         do {
             var o = Column()
-            o.mac(a[11], a[15])
+            o.set(a[11], a[15])
             o.mac(a[12], a[14])
             acc.addTwice(o)
         }
@@ -921,7 +936,7 @@ extension MontgomeryBMI2 {
         // column 27
         do {
             var o = Column()
-            o.mac(a[12], a[15])
+            o.set(a[12], a[15])
             o.mac(a[13], a[14])
             acc.addTwice(o)
         }
@@ -933,7 +948,7 @@ extension MontgomeryBMI2 {
         // column 28
         do {
             var o = Column()
-            o.mac(a[13], a[15])
+            o.set(a[13], a[15])
             acc.addTwice(o)
         }
         acc.mac(a[14], a[14])
@@ -944,14 +959,14 @@ extension MontgomeryBMI2 {
         // column 29
         do {
             var o = Column()
-            o.mac(a[14], a[15])
+            o.set(a[14], a[15])
             acc.addTwice(o)
         }
         acc.mac(t[14], m[15])
         acc.mac(t[15], m[14])
         t[13] = acc.c0; acc.shift()
         // column 30
-        acc.mac(a[15], a[15])
+        acc.macTopZero(a[15], a[15])
         acc.mac(t[15], m[15])
         t[14] = acc.c0; acc.shift()
         // Column 2n − 1 holds only the carry.
@@ -984,32 +999,32 @@ extension MontgomeryBMI2 {
         // t[0..<n] holds q (the Montgomery quotient digits), then the result words.
         var acc = Column()
         // column 0
-        acc.mac(a[0], b[0])
+        acc.set(a[0], b[0])
         let q0 = acc.c0 &* m0inv; t[0] = q0; acc.mac(q0, m[0]); acc.shift()
         // column 1
-        acc.mac(a[0], b[1]); acc.mac(t[0], m[1])
+        acc.macTopZero(a[0], b[1]); acc.mac(t[0], m[1])
         acc.mac(a[1], b[0])
         let q1 = acc.c0 &* m0inv; t[1] = q1; acc.mac(q1, m[0]); acc.shift()
         // column 2
-        acc.mac(a[0], b[2]); acc.mac(t[0], m[2])
+        acc.macTopZero(a[0], b[2]); acc.mac(t[0], m[2])
         acc.mac(a[1], b[1]); acc.mac(t[1], m[1])
         acc.mac(a[2], b[0])
         let q2 = acc.c0 &* m0inv; t[2] = q2; acc.mac(q2, m[0]); acc.shift()
         // column 3
-        acc.mac(a[0], b[3]); acc.mac(t[0], m[3])
+        acc.macTopZero(a[0], b[3]); acc.mac(t[0], m[3])
         acc.mac(a[1], b[2]); acc.mac(t[1], m[2])
         acc.mac(a[2], b[1]); acc.mac(t[2], m[1])
         acc.mac(a[3], b[0])
         let q3 = acc.c0 &* m0inv; t[3] = q3; acc.mac(q3, m[0]); acc.shift()
         // column 4
-        acc.mac(a[0], b[4]); acc.mac(t[0], m[4])
+        acc.macTopZero(a[0], b[4]); acc.mac(t[0], m[4])
         acc.mac(a[1], b[3]); acc.mac(t[1], m[3])
         acc.mac(a[2], b[2]); acc.mac(t[2], m[2])
         acc.mac(a[3], b[1]); acc.mac(t[3], m[1])
         acc.mac(a[4], b[0])
         let q4 = acc.c0 &* m0inv; t[4] = q4; acc.mac(q4, m[0]); acc.shift()
         // column 5
-        acc.mac(a[0], b[5]); acc.mac(t[0], m[5])
+        acc.macTopZero(a[0], b[5]); acc.mac(t[0], m[5])
         acc.mac(a[1], b[4]); acc.mac(t[1], m[4])
         acc.mac(a[2], b[3]); acc.mac(t[2], m[3])
         acc.mac(a[3], b[2]); acc.mac(t[3], m[2])
@@ -1017,7 +1032,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[5], b[0])
         let q5 = acc.c0 &* m0inv; t[5] = q5; acc.mac(q5, m[0]); acc.shift()
         // column 6
-        acc.mac(a[0], b[6]); acc.mac(t[0], m[6])
+        acc.macTopZero(a[0], b[6]); acc.mac(t[0], m[6])
         acc.mac(a[1], b[5]); acc.mac(t[1], m[5])
         acc.mac(a[2], b[4]); acc.mac(t[2], m[4])
         acc.mac(a[3], b[3]); acc.mac(t[3], m[3])
@@ -1026,7 +1041,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[6], b[0])
         let q6 = acc.c0 &* m0inv; t[6] = q6; acc.mac(q6, m[0]); acc.shift()
         // column 7
-        acc.mac(a[0], b[7]); acc.mac(t[0], m[7])
+        acc.macTopZero(a[0], b[7]); acc.mac(t[0], m[7])
         acc.mac(a[1], b[6]); acc.mac(t[1], m[6])
         acc.mac(a[2], b[5]); acc.mac(t[2], m[5])
         acc.mac(a[3], b[4]); acc.mac(t[3], m[4])
@@ -1036,7 +1051,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[7], b[0])
         let q7 = acc.c0 &* m0inv; t[7] = q7; acc.mac(q7, m[0]); acc.shift()
         // column 8
-        acc.mac(a[0], b[8]); acc.mac(t[0], m[8])
+        acc.macTopZero(a[0], b[8]); acc.mac(t[0], m[8])
         acc.mac(a[1], b[7]); acc.mac(t[1], m[7])
         acc.mac(a[2], b[6]); acc.mac(t[2], m[6])
         acc.mac(a[3], b[5]); acc.mac(t[3], m[5])
@@ -1047,7 +1062,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[8], b[0])
         let q8 = acc.c0 &* m0inv; t[8] = q8; acc.mac(q8, m[0]); acc.shift()
         // column 9
-        acc.mac(a[0], b[9]); acc.mac(t[0], m[9])
+        acc.macTopZero(a[0], b[9]); acc.mac(t[0], m[9])
         acc.mac(a[1], b[8]); acc.mac(t[1], m[8])
         acc.mac(a[2], b[7]); acc.mac(t[2], m[7])
         acc.mac(a[3], b[6]); acc.mac(t[3], m[6])
@@ -1059,7 +1074,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[9], b[0])
         let q9 = acc.c0 &* m0inv; t[9] = q9; acc.mac(q9, m[0]); acc.shift()
         // column 10
-        acc.mac(a[0], b[10]); acc.mac(t[0], m[10])
+        acc.macTopZero(a[0], b[10]); acc.mac(t[0], m[10])
         acc.mac(a[1], b[9]); acc.mac(t[1], m[9])
         acc.mac(a[2], b[8]); acc.mac(t[2], m[8])
         acc.mac(a[3], b[7]); acc.mac(t[3], m[7])
@@ -1072,7 +1087,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[10], b[0])
         let q10 = acc.c0 &* m0inv; t[10] = q10; acc.mac(q10, m[0]); acc.shift()
         // column 11
-        acc.mac(a[0], b[11]); acc.mac(t[0], m[11])
+        acc.macTopZero(a[0], b[11]); acc.mac(t[0], m[11])
         acc.mac(a[1], b[10]); acc.mac(t[1], m[10])
         acc.mac(a[2], b[9]); acc.mac(t[2], m[9])
         acc.mac(a[3], b[8]); acc.mac(t[3], m[8])
@@ -1086,7 +1101,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[11], b[0])
         let q11 = acc.c0 &* m0inv; t[11] = q11; acc.mac(q11, m[0]); acc.shift()
         // column 12
-        acc.mac(a[0], b[12]); acc.mac(t[0], m[12])
+        acc.macTopZero(a[0], b[12]); acc.mac(t[0], m[12])
         acc.mac(a[1], b[11]); acc.mac(t[1], m[11])
         acc.mac(a[2], b[10]); acc.mac(t[2], m[10])
         acc.mac(a[3], b[9]); acc.mac(t[3], m[9])
@@ -1101,7 +1116,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[12], b[0])
         let q12 = acc.c0 &* m0inv; t[12] = q12; acc.mac(q12, m[0]); acc.shift()
         // column 13
-        acc.mac(a[0], b[13]); acc.mac(t[0], m[13])
+        acc.macTopZero(a[0], b[13]); acc.mac(t[0], m[13])
         acc.mac(a[1], b[12]); acc.mac(t[1], m[12])
         acc.mac(a[2], b[11]); acc.mac(t[2], m[11])
         acc.mac(a[3], b[10]); acc.mac(t[3], m[10])
@@ -1117,7 +1132,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[13], b[0])
         let q13 = acc.c0 &* m0inv; t[13] = q13; acc.mac(q13, m[0]); acc.shift()
         // column 14
-        acc.mac(a[0], b[14]); acc.mac(t[0], m[14])
+        acc.macTopZero(a[0], b[14]); acc.mac(t[0], m[14])
         acc.mac(a[1], b[13]); acc.mac(t[1], m[13])
         acc.mac(a[2], b[12]); acc.mac(t[2], m[12])
         acc.mac(a[3], b[11]); acc.mac(t[3], m[11])
@@ -1134,7 +1149,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[14], b[0])
         let q14 = acc.c0 &* m0inv; t[14] = q14; acc.mac(q14, m[0]); acc.shift()
         // column 15
-        acc.mac(a[0], b[15]); acc.mac(t[0], m[15])
+        acc.macTopZero(a[0], b[15]); acc.mac(t[0], m[15])
         acc.mac(a[1], b[14]); acc.mac(t[1], m[14])
         acc.mac(a[2], b[13]); acc.mac(t[2], m[13])
         acc.mac(a[3], b[12]); acc.mac(t[3], m[12])
@@ -1152,7 +1167,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[15], b[0])
         let q15 = acc.c0 &* m0inv; t[15] = q15; acc.mac(q15, m[0]); acc.shift()
         // column 16
-        acc.mac(a[0], b[16]); acc.mac(t[0], m[16])
+        acc.macTopZero(a[0], b[16]); acc.mac(t[0], m[16])
         acc.mac(a[1], b[15]); acc.mac(t[1], m[15])
         acc.mac(a[2], b[14]); acc.mac(t[2], m[14])
         acc.mac(a[3], b[13]); acc.mac(t[3], m[13])
@@ -1171,7 +1186,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[16], b[0])
         let q16 = acc.c0 &* m0inv; t[16] = q16; acc.mac(q16, m[0]); acc.shift()
         // column 17
-        acc.mac(a[0], b[17]); acc.mac(t[0], m[17])
+        acc.macTopZero(a[0], b[17]); acc.mac(t[0], m[17])
         acc.mac(a[1], b[16]); acc.mac(t[1], m[16])
         acc.mac(a[2], b[15]); acc.mac(t[2], m[15])
         acc.mac(a[3], b[14]); acc.mac(t[3], m[14])
@@ -1191,7 +1206,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[17], b[0])
         let q17 = acc.c0 &* m0inv; t[17] = q17; acc.mac(q17, m[0]); acc.shift()
         // column 18
-        acc.mac(a[0], b[18]); acc.mac(t[0], m[18])
+        acc.macTopZero(a[0], b[18]); acc.mac(t[0], m[18])
         acc.mac(a[1], b[17]); acc.mac(t[1], m[17])
         acc.mac(a[2], b[16]); acc.mac(t[2], m[16])
         acc.mac(a[3], b[15]); acc.mac(t[3], m[15])
@@ -1212,7 +1227,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[18], b[0])
         let q18 = acc.c0 &* m0inv; t[18] = q18; acc.mac(q18, m[0]); acc.shift()
         // column 19
-        acc.mac(a[0], b[19]); acc.mac(t[0], m[19])
+        acc.macTopZero(a[0], b[19]); acc.mac(t[0], m[19])
         acc.mac(a[1], b[18]); acc.mac(t[1], m[18])
         acc.mac(a[2], b[17]); acc.mac(t[2], m[17])
         acc.mac(a[3], b[16]); acc.mac(t[3], m[16])
@@ -1234,7 +1249,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[19], b[0])
         let q19 = acc.c0 &* m0inv; t[19] = q19; acc.mac(q19, m[0]); acc.shift()
         // column 20
-        acc.mac(a[0], b[20]); acc.mac(t[0], m[20])
+        acc.macTopZero(a[0], b[20]); acc.mac(t[0], m[20])
         acc.mac(a[1], b[19]); acc.mac(t[1], m[19])
         acc.mac(a[2], b[18]); acc.mac(t[2], m[18])
         acc.mac(a[3], b[17]); acc.mac(t[3], m[17])
@@ -1257,7 +1272,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[20], b[0])
         let q20 = acc.c0 &* m0inv; t[20] = q20; acc.mac(q20, m[0]); acc.shift()
         // column 21
-        acc.mac(a[0], b[21]); acc.mac(t[0], m[21])
+        acc.macTopZero(a[0], b[21]); acc.mac(t[0], m[21])
         acc.mac(a[1], b[20]); acc.mac(t[1], m[20])
         acc.mac(a[2], b[19]); acc.mac(t[2], m[19])
         acc.mac(a[3], b[18]); acc.mac(t[3], m[18])
@@ -1281,7 +1296,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[21], b[0])
         let q21 = acc.c0 &* m0inv; t[21] = q21; acc.mac(q21, m[0]); acc.shift()
         // column 22
-        acc.mac(a[0], b[22]); acc.mac(t[0], m[22])
+        acc.macTopZero(a[0], b[22]); acc.mac(t[0], m[22])
         acc.mac(a[1], b[21]); acc.mac(t[1], m[21])
         acc.mac(a[2], b[20]); acc.mac(t[2], m[20])
         acc.mac(a[3], b[19]); acc.mac(t[3], m[19])
@@ -1306,7 +1321,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[22], b[0])
         let q22 = acc.c0 &* m0inv; t[22] = q22; acc.mac(q22, m[0]); acc.shift()
         // column 23
-        acc.mac(a[0], b[23]); acc.mac(t[0], m[23])
+        acc.macTopZero(a[0], b[23]); acc.mac(t[0], m[23])
         acc.mac(a[1], b[22]); acc.mac(t[1], m[22])
         acc.mac(a[2], b[21]); acc.mac(t[2], m[21])
         acc.mac(a[3], b[20]); acc.mac(t[3], m[20])
@@ -1332,7 +1347,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[23], b[0])
         let q23 = acc.c0 &* m0inv; t[23] = q23; acc.mac(q23, m[0]); acc.shift()
         // column 24
-        acc.mac(a[0], b[24]); acc.mac(t[0], m[24])
+        acc.macTopZero(a[0], b[24]); acc.mac(t[0], m[24])
         acc.mac(a[1], b[23]); acc.mac(t[1], m[23])
         acc.mac(a[2], b[22]); acc.mac(t[2], m[22])
         acc.mac(a[3], b[21]); acc.mac(t[3], m[21])
@@ -1359,7 +1374,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[24], b[0])
         let q24 = acc.c0 &* m0inv; t[24] = q24; acc.mac(q24, m[0]); acc.shift()
         // column 25
-        acc.mac(a[0], b[25]); acc.mac(t[0], m[25])
+        acc.macTopZero(a[0], b[25]); acc.mac(t[0], m[25])
         acc.mac(a[1], b[24]); acc.mac(t[1], m[24])
         acc.mac(a[2], b[23]); acc.mac(t[2], m[23])
         acc.mac(a[3], b[22]); acc.mac(t[3], m[22])
@@ -1387,7 +1402,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[25], b[0])
         let q25 = acc.c0 &* m0inv; t[25] = q25; acc.mac(q25, m[0]); acc.shift()
         // column 26
-        acc.mac(a[0], b[26]); acc.mac(t[0], m[26])
+        acc.macTopZero(a[0], b[26]); acc.mac(t[0], m[26])
         acc.mac(a[1], b[25]); acc.mac(t[1], m[25])
         acc.mac(a[2], b[24]); acc.mac(t[2], m[24])
         acc.mac(a[3], b[23]); acc.mac(t[3], m[23])
@@ -1416,7 +1431,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[26], b[0])
         let q26 = acc.c0 &* m0inv; t[26] = q26; acc.mac(q26, m[0]); acc.shift()
         // column 27
-        acc.mac(a[0], b[27]); acc.mac(t[0], m[27])
+        acc.macTopZero(a[0], b[27]); acc.mac(t[0], m[27])
         acc.mac(a[1], b[26]); acc.mac(t[1], m[26])
         acc.mac(a[2], b[25]); acc.mac(t[2], m[25])
         acc.mac(a[3], b[24]); acc.mac(t[3], m[24])
@@ -1446,7 +1461,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[27], b[0])
         let q27 = acc.c0 &* m0inv; t[27] = q27; acc.mac(q27, m[0]); acc.shift()
         // column 28
-        acc.mac(a[0], b[28]); acc.mac(t[0], m[28])
+        acc.macTopZero(a[0], b[28]); acc.mac(t[0], m[28])
         acc.mac(a[1], b[27]); acc.mac(t[1], m[27])
         acc.mac(a[2], b[26]); acc.mac(t[2], m[26])
         acc.mac(a[3], b[25]); acc.mac(t[3], m[25])
@@ -1477,7 +1492,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[28], b[0])
         let q28 = acc.c0 &* m0inv; t[28] = q28; acc.mac(q28, m[0]); acc.shift()
         // column 29
-        acc.mac(a[0], b[29]); acc.mac(t[0], m[29])
+        acc.macTopZero(a[0], b[29]); acc.mac(t[0], m[29])
         acc.mac(a[1], b[28]); acc.mac(t[1], m[28])
         acc.mac(a[2], b[27]); acc.mac(t[2], m[27])
         acc.mac(a[3], b[26]); acc.mac(t[3], m[26])
@@ -1509,7 +1524,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[29], b[0])
         let q29 = acc.c0 &* m0inv; t[29] = q29; acc.mac(q29, m[0]); acc.shift()
         // column 30
-        acc.mac(a[0], b[30]); acc.mac(t[0], m[30])
+        acc.macTopZero(a[0], b[30]); acc.mac(t[0], m[30])
         acc.mac(a[1], b[29]); acc.mac(t[1], m[29])
         acc.mac(a[2], b[28]); acc.mac(t[2], m[28])
         acc.mac(a[3], b[27]); acc.mac(t[3], m[27])
@@ -1542,7 +1557,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[30], b[0])
         let q30 = acc.c0 &* m0inv; t[30] = q30; acc.mac(q30, m[0]); acc.shift()
         // column 31
-        acc.mac(a[0], b[31]); acc.mac(t[0], m[31])
+        acc.macTopZero(a[0], b[31]); acc.mac(t[0], m[31])
         acc.mac(a[1], b[30]); acc.mac(t[1], m[30])
         acc.mac(a[2], b[29]); acc.mac(t[2], m[29])
         acc.mac(a[3], b[28]); acc.mac(t[3], m[28])
@@ -1576,7 +1591,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[0])
         let q31 = acc.c0 &* m0inv; t[31] = q31; acc.mac(q31, m[0]); acc.shift()
         // column 32
-        acc.mac(a[1], b[31]); acc.mac(t[1], m[31])
+        acc.macTopZero(a[1], b[31]); acc.mac(t[1], m[31])
         acc.mac(a[2], b[30]); acc.mac(t[2], m[30])
         acc.mac(a[3], b[29]); acc.mac(t[3], m[29])
         acc.mac(a[4], b[28]); acc.mac(t[4], m[28])
@@ -1609,7 +1624,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[1]); acc.mac(t[31], m[1])
         t[0] = acc.c0; acc.shift()
         // column 33
-        acc.mac(a[2], b[31]); acc.mac(t[2], m[31])
+        acc.macTopZero(a[2], b[31]); acc.mac(t[2], m[31])
         acc.mac(a[3], b[30]); acc.mac(t[3], m[30])
         acc.mac(a[4], b[29]); acc.mac(t[4], m[29])
         acc.mac(a[5], b[28]); acc.mac(t[5], m[28])
@@ -1641,7 +1656,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[2]); acc.mac(t[31], m[2])
         t[1] = acc.c0; acc.shift()
         // column 34
-        acc.mac(a[3], b[31]); acc.mac(t[3], m[31])
+        acc.macTopZero(a[3], b[31]); acc.mac(t[3], m[31])
         acc.mac(a[4], b[30]); acc.mac(t[4], m[30])
         acc.mac(a[5], b[29]); acc.mac(t[5], m[29])
         acc.mac(a[6], b[28]); acc.mac(t[6], m[28])
@@ -1672,7 +1687,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[3]); acc.mac(t[31], m[3])
         t[2] = acc.c0; acc.shift()
         // column 35
-        acc.mac(a[4], b[31]); acc.mac(t[4], m[31])
+        acc.macTopZero(a[4], b[31]); acc.mac(t[4], m[31])
         acc.mac(a[5], b[30]); acc.mac(t[5], m[30])
         acc.mac(a[6], b[29]); acc.mac(t[6], m[29])
         acc.mac(a[7], b[28]); acc.mac(t[7], m[28])
@@ -1702,7 +1717,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[4]); acc.mac(t[31], m[4])
         t[3] = acc.c0; acc.shift()
         // column 36
-        acc.mac(a[5], b[31]); acc.mac(t[5], m[31])
+        acc.macTopZero(a[5], b[31]); acc.mac(t[5], m[31])
         acc.mac(a[6], b[30]); acc.mac(t[6], m[30])
         acc.mac(a[7], b[29]); acc.mac(t[7], m[29])
         acc.mac(a[8], b[28]); acc.mac(t[8], m[28])
@@ -1731,7 +1746,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[5]); acc.mac(t[31], m[5])
         t[4] = acc.c0; acc.shift()
         // column 37
-        acc.mac(a[6], b[31]); acc.mac(t[6], m[31])
+        acc.macTopZero(a[6], b[31]); acc.mac(t[6], m[31])
         acc.mac(a[7], b[30]); acc.mac(t[7], m[30])
         acc.mac(a[8], b[29]); acc.mac(t[8], m[29])
         acc.mac(a[9], b[28]); acc.mac(t[9], m[28])
@@ -1759,7 +1774,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[6]); acc.mac(t[31], m[6])
         t[5] = acc.c0; acc.shift()
         // column 38
-        acc.mac(a[7], b[31]); acc.mac(t[7], m[31])
+        acc.macTopZero(a[7], b[31]); acc.mac(t[7], m[31])
         acc.mac(a[8], b[30]); acc.mac(t[8], m[30])
         acc.mac(a[9], b[29]); acc.mac(t[9], m[29])
         acc.mac(a[10], b[28]); acc.mac(t[10], m[28])
@@ -1786,7 +1801,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[7]); acc.mac(t[31], m[7])
         t[6] = acc.c0; acc.shift()
         // column 39
-        acc.mac(a[8], b[31]); acc.mac(t[8], m[31])
+        acc.macTopZero(a[8], b[31]); acc.mac(t[8], m[31])
         acc.mac(a[9], b[30]); acc.mac(t[9], m[30])
         acc.mac(a[10], b[29]); acc.mac(t[10], m[29])
         acc.mac(a[11], b[28]); acc.mac(t[11], m[28])
@@ -1812,7 +1827,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[8]); acc.mac(t[31], m[8])
         t[7] = acc.c0; acc.shift()
         // column 40
-        acc.mac(a[9], b[31]); acc.mac(t[9], m[31])
+        acc.macTopZero(a[9], b[31]); acc.mac(t[9], m[31])
         acc.mac(a[10], b[30]); acc.mac(t[10], m[30])
         acc.mac(a[11], b[29]); acc.mac(t[11], m[29])
         acc.mac(a[12], b[28]); acc.mac(t[12], m[28])
@@ -1837,7 +1852,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[9]); acc.mac(t[31], m[9])
         t[8] = acc.c0; acc.shift()
         // column 41
-        acc.mac(a[10], b[31]); acc.mac(t[10], m[31])
+        acc.macTopZero(a[10], b[31]); acc.mac(t[10], m[31])
         acc.mac(a[11], b[30]); acc.mac(t[11], m[30])
         acc.mac(a[12], b[29]); acc.mac(t[12], m[29])
         acc.mac(a[13], b[28]); acc.mac(t[13], m[28])
@@ -1861,7 +1876,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[10]); acc.mac(t[31], m[10])
         t[9] = acc.c0; acc.shift()
         // column 42
-        acc.mac(a[11], b[31]); acc.mac(t[11], m[31])
+        acc.macTopZero(a[11], b[31]); acc.mac(t[11], m[31])
         acc.mac(a[12], b[30]); acc.mac(t[12], m[30])
         acc.mac(a[13], b[29]); acc.mac(t[13], m[29])
         acc.mac(a[14], b[28]); acc.mac(t[14], m[28])
@@ -1884,7 +1899,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[11]); acc.mac(t[31], m[11])
         t[10] = acc.c0; acc.shift()
         // column 43
-        acc.mac(a[12], b[31]); acc.mac(t[12], m[31])
+        acc.macTopZero(a[12], b[31]); acc.mac(t[12], m[31])
         acc.mac(a[13], b[30]); acc.mac(t[13], m[30])
         acc.mac(a[14], b[29]); acc.mac(t[14], m[29])
         acc.mac(a[15], b[28]); acc.mac(t[15], m[28])
@@ -1906,7 +1921,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[12]); acc.mac(t[31], m[12])
         t[11] = acc.c0; acc.shift()
         // column 44
-        acc.mac(a[13], b[31]); acc.mac(t[13], m[31])
+        acc.macTopZero(a[13], b[31]); acc.mac(t[13], m[31])
         acc.mac(a[14], b[30]); acc.mac(t[14], m[30])
         acc.mac(a[15], b[29]); acc.mac(t[15], m[29])
         acc.mac(a[16], b[28]); acc.mac(t[16], m[28])
@@ -1927,7 +1942,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[13]); acc.mac(t[31], m[13])
         t[12] = acc.c0; acc.shift()
         // column 45
-        acc.mac(a[14], b[31]); acc.mac(t[14], m[31])
+        acc.macTopZero(a[14], b[31]); acc.mac(t[14], m[31])
         acc.mac(a[15], b[30]); acc.mac(t[15], m[30])
         acc.mac(a[16], b[29]); acc.mac(t[16], m[29])
         acc.mac(a[17], b[28]); acc.mac(t[17], m[28])
@@ -1947,7 +1962,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[14]); acc.mac(t[31], m[14])
         t[13] = acc.c0; acc.shift()
         // column 46
-        acc.mac(a[15], b[31]); acc.mac(t[15], m[31])
+        acc.macTopZero(a[15], b[31]); acc.mac(t[15], m[31])
         acc.mac(a[16], b[30]); acc.mac(t[16], m[30])
         acc.mac(a[17], b[29]); acc.mac(t[17], m[29])
         acc.mac(a[18], b[28]); acc.mac(t[18], m[28])
@@ -1966,7 +1981,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[15]); acc.mac(t[31], m[15])
         t[14] = acc.c0; acc.shift()
         // column 47
-        acc.mac(a[16], b[31]); acc.mac(t[16], m[31])
+        acc.macTopZero(a[16], b[31]); acc.mac(t[16], m[31])
         acc.mac(a[17], b[30]); acc.mac(t[17], m[30])
         acc.mac(a[18], b[29]); acc.mac(t[18], m[29])
         acc.mac(a[19], b[28]); acc.mac(t[19], m[28])
@@ -1984,7 +1999,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[16]); acc.mac(t[31], m[16])
         t[15] = acc.c0; acc.shift()
         // column 48
-        acc.mac(a[17], b[31]); acc.mac(t[17], m[31])
+        acc.macTopZero(a[17], b[31]); acc.mac(t[17], m[31])
         acc.mac(a[18], b[30]); acc.mac(t[18], m[30])
         acc.mac(a[19], b[29]); acc.mac(t[19], m[29])
         acc.mac(a[20], b[28]); acc.mac(t[20], m[28])
@@ -2001,7 +2016,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[17]); acc.mac(t[31], m[17])
         t[16] = acc.c0; acc.shift()
         // column 49
-        acc.mac(a[18], b[31]); acc.mac(t[18], m[31])
+        acc.macTopZero(a[18], b[31]); acc.mac(t[18], m[31])
         acc.mac(a[19], b[30]); acc.mac(t[19], m[30])
         acc.mac(a[20], b[29]); acc.mac(t[20], m[29])
         acc.mac(a[21], b[28]); acc.mac(t[21], m[28])
@@ -2017,7 +2032,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[18]); acc.mac(t[31], m[18])
         t[17] = acc.c0; acc.shift()
         // column 50
-        acc.mac(a[19], b[31]); acc.mac(t[19], m[31])
+        acc.macTopZero(a[19], b[31]); acc.mac(t[19], m[31])
         acc.mac(a[20], b[30]); acc.mac(t[20], m[30])
         acc.mac(a[21], b[29]); acc.mac(t[21], m[29])
         acc.mac(a[22], b[28]); acc.mac(t[22], m[28])
@@ -2032,7 +2047,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[19]); acc.mac(t[31], m[19])
         t[18] = acc.c0; acc.shift()
         // column 51
-        acc.mac(a[20], b[31]); acc.mac(t[20], m[31])
+        acc.macTopZero(a[20], b[31]); acc.mac(t[20], m[31])
         acc.mac(a[21], b[30]); acc.mac(t[21], m[30])
         acc.mac(a[22], b[29]); acc.mac(t[22], m[29])
         acc.mac(a[23], b[28]); acc.mac(t[23], m[28])
@@ -2046,7 +2061,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[20]); acc.mac(t[31], m[20])
         t[19] = acc.c0; acc.shift()
         // column 52
-        acc.mac(a[21], b[31]); acc.mac(t[21], m[31])
+        acc.macTopZero(a[21], b[31]); acc.mac(t[21], m[31])
         acc.mac(a[22], b[30]); acc.mac(t[22], m[30])
         acc.mac(a[23], b[29]); acc.mac(t[23], m[29])
         acc.mac(a[24], b[28]); acc.mac(t[24], m[28])
@@ -2059,7 +2074,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[21]); acc.mac(t[31], m[21])
         t[20] = acc.c0; acc.shift()
         // column 53
-        acc.mac(a[22], b[31]); acc.mac(t[22], m[31])
+        acc.macTopZero(a[22], b[31]); acc.mac(t[22], m[31])
         acc.mac(a[23], b[30]); acc.mac(t[23], m[30])
         acc.mac(a[24], b[29]); acc.mac(t[24], m[29])
         acc.mac(a[25], b[28]); acc.mac(t[25], m[28])
@@ -2071,7 +2086,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[22]); acc.mac(t[31], m[22])
         t[21] = acc.c0; acc.shift()
         // column 54
-        acc.mac(a[23], b[31]); acc.mac(t[23], m[31])
+        acc.macTopZero(a[23], b[31]); acc.mac(t[23], m[31])
         acc.mac(a[24], b[30]); acc.mac(t[24], m[30])
         acc.mac(a[25], b[29]); acc.mac(t[25], m[29])
         acc.mac(a[26], b[28]); acc.mac(t[26], m[28])
@@ -2082,7 +2097,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[23]); acc.mac(t[31], m[23])
         t[22] = acc.c0; acc.shift()
         // column 55
-        acc.mac(a[24], b[31]); acc.mac(t[24], m[31])
+        acc.macTopZero(a[24], b[31]); acc.mac(t[24], m[31])
         acc.mac(a[25], b[30]); acc.mac(t[25], m[30])
         acc.mac(a[26], b[29]); acc.mac(t[26], m[29])
         acc.mac(a[27], b[28]); acc.mac(t[27], m[28])
@@ -2092,7 +2107,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[24]); acc.mac(t[31], m[24])
         t[23] = acc.c0; acc.shift()
         // column 56
-        acc.mac(a[25], b[31]); acc.mac(t[25], m[31])
+        acc.macTopZero(a[25], b[31]); acc.mac(t[25], m[31])
         acc.mac(a[26], b[30]); acc.mac(t[26], m[30])
         acc.mac(a[27], b[29]); acc.mac(t[27], m[29])
         acc.mac(a[28], b[28]); acc.mac(t[28], m[28])
@@ -2101,7 +2116,7 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[25]); acc.mac(t[31], m[25])
         t[24] = acc.c0; acc.shift()
         // column 57
-        acc.mac(a[26], b[31]); acc.mac(t[26], m[31])
+        acc.macTopZero(a[26], b[31]); acc.mac(t[26], m[31])
         acc.mac(a[27], b[30]); acc.mac(t[27], m[30])
         acc.mac(a[28], b[29]); acc.mac(t[28], m[29])
         acc.mac(a[29], b[28]); acc.mac(t[29], m[28])
@@ -2109,29 +2124,29 @@ extension MontgomeryBMI2 {
         acc.mac(a[31], b[26]); acc.mac(t[31], m[26])
         t[25] = acc.c0; acc.shift()
         // column 58
-        acc.mac(a[27], b[31]); acc.mac(t[27], m[31])
+        acc.macTopZero(a[27], b[31]); acc.mac(t[27], m[31])
         acc.mac(a[28], b[30]); acc.mac(t[28], m[30])
         acc.mac(a[29], b[29]); acc.mac(t[29], m[29])
         acc.mac(a[30], b[28]); acc.mac(t[30], m[28])
         acc.mac(a[31], b[27]); acc.mac(t[31], m[27])
         t[26] = acc.c0; acc.shift()
         // column 59
-        acc.mac(a[28], b[31]); acc.mac(t[28], m[31])
+        acc.macTopZero(a[28], b[31]); acc.mac(t[28], m[31])
         acc.mac(a[29], b[30]); acc.mac(t[29], m[30])
         acc.mac(a[30], b[29]); acc.mac(t[30], m[29])
         acc.mac(a[31], b[28]); acc.mac(t[31], m[28])
         t[27] = acc.c0; acc.shift()
         // column 60
-        acc.mac(a[29], b[31]); acc.mac(t[29], m[31])
+        acc.macTopZero(a[29], b[31]); acc.mac(t[29], m[31])
         acc.mac(a[30], b[30]); acc.mac(t[30], m[30])
         acc.mac(a[31], b[29]); acc.mac(t[31], m[29])
         t[28] = acc.c0; acc.shift()
         // column 61
-        acc.mac(a[30], b[31]); acc.mac(t[30], m[31])
+        acc.macTopZero(a[30], b[31]); acc.mac(t[30], m[31])
         acc.mac(a[31], b[30]); acc.mac(t[31], m[30])
         t[29] = acc.c0; acc.shift()
         // column 62
-        acc.mac(a[31], b[31]); acc.mac(t[31], m[31])
+        acc.macTopZero(a[31], b[31]); acc.mac(t[31], m[31])
         t[30] = acc.c0; acc.shift()
         // column 63
         t[31] = acc.c0
@@ -2146,12 +2161,12 @@ extension MontgomeryBMI2 {
                                  _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
         var acc = Column()
         // column 0
-        acc.mac(a[0], a[0])
+        acc.set(a[0], a[0])
         let q0 = acc.c0 &* m0inv; t[0] = q0; acc.mac(q0, m[0]); acc.shift()
         // column 1
         do {
             var o = Column()
-            o.mac(a[0], a[1])
+            o.set(a[0], a[1])
             acc.addTwice(o)
         }
         acc.mac(t[0], m[1])
@@ -2159,7 +2174,7 @@ extension MontgomeryBMI2 {
         // column 2
         do {
             var o = Column()
-            o.mac(a[0], a[2])
+            o.set(a[0], a[2])
             acc.addTwice(o)
         }
         acc.mac(a[1], a[1])
@@ -2169,7 +2184,7 @@ extension MontgomeryBMI2 {
         // column 3
         do {
             var o = Column()
-            o.mac(a[0], a[3])
+            o.set(a[0], a[3])
             o.mac(a[1], a[2])
             acc.addTwice(o)
         }
@@ -2180,7 +2195,7 @@ extension MontgomeryBMI2 {
         // column 4
         do {
             var o = Column()
-            o.mac(a[0], a[4])
+            o.set(a[0], a[4])
             o.mac(a[1], a[3])
             acc.addTwice(o)
         }
@@ -2193,7 +2208,7 @@ extension MontgomeryBMI2 {
         // column 5
         do {
             var o = Column()
-            o.mac(a[0], a[5])
+            o.set(a[0], a[5])
             o.mac(a[1], a[4])
             o.mac(a[2], a[3])
             acc.addTwice(o)
@@ -2207,7 +2222,7 @@ extension MontgomeryBMI2 {
         // column 6
         do {
             var o = Column()
-            o.mac(a[0], a[6])
+            o.set(a[0], a[6])
             o.mac(a[1], a[5])
             o.mac(a[2], a[4])
             acc.addTwice(o)
@@ -2223,7 +2238,7 @@ extension MontgomeryBMI2 {
         // column 7
         do {
             var o = Column()
-            o.mac(a[0], a[7])
+            o.set(a[0], a[7])
             o.mac(a[1], a[6])
             o.mac(a[2], a[5])
             o.mac(a[3], a[4])
@@ -2240,7 +2255,7 @@ extension MontgomeryBMI2 {
         // column 8
         do {
             var o = Column()
-            o.mac(a[0], a[8])
+            o.set(a[0], a[8])
             o.mac(a[1], a[7])
             o.mac(a[2], a[6])
             o.mac(a[3], a[5])
@@ -2259,7 +2274,7 @@ extension MontgomeryBMI2 {
         // column 9
         do {
             var o = Column()
-            o.mac(a[0], a[9])
+            o.set(a[0], a[9])
             o.mac(a[1], a[8])
             o.mac(a[2], a[7])
             o.mac(a[3], a[6])
@@ -2279,7 +2294,7 @@ extension MontgomeryBMI2 {
         // column 10
         do {
             var o = Column()
-            o.mac(a[0], a[10])
+            o.set(a[0], a[10])
             o.mac(a[1], a[9])
             o.mac(a[2], a[8])
             o.mac(a[3], a[7])
@@ -2301,7 +2316,7 @@ extension MontgomeryBMI2 {
         // column 11
         do {
             var o = Column()
-            o.mac(a[0], a[11])
+            o.set(a[0], a[11])
             o.mac(a[1], a[10])
             o.mac(a[2], a[9])
             o.mac(a[3], a[8])
@@ -2324,7 +2339,7 @@ extension MontgomeryBMI2 {
         // column 12
         do {
             var o = Column()
-            o.mac(a[0], a[12])
+            o.set(a[0], a[12])
             o.mac(a[1], a[11])
             o.mac(a[2], a[10])
             o.mac(a[3], a[9])
@@ -2349,7 +2364,7 @@ extension MontgomeryBMI2 {
         // column 13
         do {
             var o = Column()
-            o.mac(a[0], a[13])
+            o.set(a[0], a[13])
             o.mac(a[1], a[12])
             o.mac(a[2], a[11])
             o.mac(a[3], a[10])
@@ -2375,7 +2390,7 @@ extension MontgomeryBMI2 {
         // column 14
         do {
             var o = Column()
-            o.mac(a[0], a[14])
+            o.set(a[0], a[14])
             o.mac(a[1], a[13])
             o.mac(a[2], a[12])
             o.mac(a[3], a[11])
@@ -2403,7 +2418,7 @@ extension MontgomeryBMI2 {
         // column 15
         do {
             var o = Column()
-            o.mac(a[0], a[15])
+            o.set(a[0], a[15])
             o.mac(a[1], a[14])
             o.mac(a[2], a[13])
             o.mac(a[3], a[12])
@@ -2432,7 +2447,7 @@ extension MontgomeryBMI2 {
         // column 16
         do {
             var o = Column()
-            o.mac(a[0], a[16])
+            o.set(a[0], a[16])
             o.mac(a[1], a[15])
             o.mac(a[2], a[14])
             o.mac(a[3], a[13])
@@ -2463,7 +2478,7 @@ extension MontgomeryBMI2 {
         // column 17
         do {
             var o = Column()
-            o.mac(a[0], a[17])
+            o.set(a[0], a[17])
             o.mac(a[1], a[16])
             o.mac(a[2], a[15])
             o.mac(a[3], a[14])
@@ -2495,7 +2510,7 @@ extension MontgomeryBMI2 {
         // column 18
         do {
             var o = Column()
-            o.mac(a[0], a[18])
+            o.set(a[0], a[18])
             o.mac(a[1], a[17])
             o.mac(a[2], a[16])
             o.mac(a[3], a[15])
@@ -2529,7 +2544,7 @@ extension MontgomeryBMI2 {
         // column 19
         do {
             var o = Column()
-            o.mac(a[0], a[19])
+            o.set(a[0], a[19])
             o.mac(a[1], a[18])
             o.mac(a[2], a[17])
             o.mac(a[3], a[16])
@@ -2564,7 +2579,7 @@ extension MontgomeryBMI2 {
         // column 20
         do {
             var o = Column()
-            o.mac(a[0], a[20])
+            o.set(a[0], a[20])
             o.mac(a[1], a[19])
             o.mac(a[2], a[18])
             o.mac(a[3], a[17])
@@ -2601,7 +2616,7 @@ extension MontgomeryBMI2 {
         // column 21
         do {
             var o = Column()
-            o.mac(a[0], a[21])
+            o.set(a[0], a[21])
             o.mac(a[1], a[20])
             o.mac(a[2], a[19])
             o.mac(a[3], a[18])
@@ -2639,7 +2654,7 @@ extension MontgomeryBMI2 {
         // column 22
         do {
             var o = Column()
-            o.mac(a[0], a[22])
+            o.set(a[0], a[22])
             o.mac(a[1], a[21])
             o.mac(a[2], a[20])
             o.mac(a[3], a[19])
@@ -2679,7 +2694,7 @@ extension MontgomeryBMI2 {
         // column 23
         do {
             var o = Column()
-            o.mac(a[0], a[23])
+            o.set(a[0], a[23])
             o.mac(a[1], a[22])
             o.mac(a[2], a[21])
             o.mac(a[3], a[20])
@@ -2720,7 +2735,7 @@ extension MontgomeryBMI2 {
         // column 24
         do {
             var o = Column()
-            o.mac(a[0], a[24])
+            o.set(a[0], a[24])
             o.mac(a[1], a[23])
             o.mac(a[2], a[22])
             o.mac(a[3], a[21])
@@ -2763,7 +2778,7 @@ extension MontgomeryBMI2 {
         // column 25
         do {
             var o = Column()
-            o.mac(a[0], a[25])
+            o.set(a[0], a[25])
             o.mac(a[1], a[24])
             o.mac(a[2], a[23])
             o.mac(a[3], a[22])
@@ -2807,7 +2822,7 @@ extension MontgomeryBMI2 {
         // column 26
         do {
             var o = Column()
-            o.mac(a[0], a[26])
+            o.set(a[0], a[26])
             o.mac(a[1], a[25])
             o.mac(a[2], a[24])
             o.mac(a[3], a[23])
@@ -2853,7 +2868,7 @@ extension MontgomeryBMI2 {
         // column 27
         do {
             var o = Column()
-            o.mac(a[0], a[27])
+            o.set(a[0], a[27])
             o.mac(a[1], a[26])
             o.mac(a[2], a[25])
             o.mac(a[3], a[24])
@@ -2900,7 +2915,7 @@ extension MontgomeryBMI2 {
         // column 28
         do {
             var o = Column()
-            o.mac(a[0], a[28])
+            o.set(a[0], a[28])
             o.mac(a[1], a[27])
             o.mac(a[2], a[26])
             o.mac(a[3], a[25])
@@ -2949,7 +2964,7 @@ extension MontgomeryBMI2 {
         // column 29
         do {
             var o = Column()
-            o.mac(a[0], a[29])
+            o.set(a[0], a[29])
             o.mac(a[1], a[28])
             o.mac(a[2], a[27])
             o.mac(a[3], a[26])
@@ -2999,7 +3014,7 @@ extension MontgomeryBMI2 {
         // column 30
         do {
             var o = Column()
-            o.mac(a[0], a[30])
+            o.set(a[0], a[30])
             o.mac(a[1], a[29])
             o.mac(a[2], a[28])
             o.mac(a[3], a[27])
@@ -3051,7 +3066,7 @@ extension MontgomeryBMI2 {
         // column 31
         do {
             var o = Column()
-            o.mac(a[0], a[31])
+            o.set(a[0], a[31])
             o.mac(a[1], a[30])
             o.mac(a[2], a[29])
             o.mac(a[3], a[28])
@@ -3104,7 +3119,7 @@ extension MontgomeryBMI2 {
         // column 32
         do {
             var o = Column()
-            o.mac(a[1], a[31])
+            o.set(a[1], a[31])
             o.mac(a[2], a[30])
             o.mac(a[3], a[29])
             o.mac(a[4], a[28])
@@ -3157,7 +3172,7 @@ extension MontgomeryBMI2 {
         // column 33
         do {
             var o = Column()
-            o.mac(a[2], a[31])
+            o.set(a[2], a[31])
             o.mac(a[3], a[30])
             o.mac(a[4], a[29])
             o.mac(a[5], a[28])
@@ -3208,7 +3223,7 @@ extension MontgomeryBMI2 {
         // column 34
         do {
             var o = Column()
-            o.mac(a[3], a[31])
+            o.set(a[3], a[31])
             o.mac(a[4], a[30])
             o.mac(a[5], a[29])
             o.mac(a[6], a[28])
@@ -3258,7 +3273,7 @@ extension MontgomeryBMI2 {
         // column 35
         do {
             var o = Column()
-            o.mac(a[4], a[31])
+            o.set(a[4], a[31])
             o.mac(a[5], a[30])
             o.mac(a[6], a[29])
             o.mac(a[7], a[28])
@@ -3306,7 +3321,7 @@ extension MontgomeryBMI2 {
         // column 36
         do {
             var o = Column()
-            o.mac(a[5], a[31])
+            o.set(a[5], a[31])
             o.mac(a[6], a[30])
             o.mac(a[7], a[29])
             o.mac(a[8], a[28])
@@ -3353,7 +3368,7 @@ extension MontgomeryBMI2 {
         // column 37
         do {
             var o = Column()
-            o.mac(a[6], a[31])
+            o.set(a[6], a[31])
             o.mac(a[7], a[30])
             o.mac(a[8], a[29])
             o.mac(a[9], a[28])
@@ -3398,7 +3413,7 @@ extension MontgomeryBMI2 {
         // column 38
         do {
             var o = Column()
-            o.mac(a[7], a[31])
+            o.set(a[7], a[31])
             o.mac(a[8], a[30])
             o.mac(a[9], a[29])
             o.mac(a[10], a[28])
@@ -3442,7 +3457,7 @@ extension MontgomeryBMI2 {
         // column 39
         do {
             var o = Column()
-            o.mac(a[8], a[31])
+            o.set(a[8], a[31])
             o.mac(a[9], a[30])
             o.mac(a[10], a[29])
             o.mac(a[11], a[28])
@@ -3484,7 +3499,7 @@ extension MontgomeryBMI2 {
         // column 40
         do {
             var o = Column()
-            o.mac(a[9], a[31])
+            o.set(a[9], a[31])
             o.mac(a[10], a[30])
             o.mac(a[11], a[29])
             o.mac(a[12], a[28])
@@ -3525,7 +3540,7 @@ extension MontgomeryBMI2 {
         // column 41
         do {
             var o = Column()
-            o.mac(a[10], a[31])
+            o.set(a[10], a[31])
             o.mac(a[11], a[30])
             o.mac(a[12], a[29])
             o.mac(a[13], a[28])
@@ -3564,7 +3579,7 @@ extension MontgomeryBMI2 {
         // column 42
         do {
             var o = Column()
-            o.mac(a[11], a[31])
+            o.set(a[11], a[31])
             o.mac(a[12], a[30])
             o.mac(a[13], a[29])
             o.mac(a[14], a[28])
@@ -3602,7 +3617,7 @@ extension MontgomeryBMI2 {
         // column 43
         do {
             var o = Column()
-            o.mac(a[12], a[31])
+            o.set(a[12], a[31])
             o.mac(a[13], a[30])
             o.mac(a[14], a[29])
             o.mac(a[15], a[28])
@@ -3638,7 +3653,7 @@ extension MontgomeryBMI2 {
         // column 44
         do {
             var o = Column()
-            o.mac(a[13], a[31])
+            o.set(a[13], a[31])
             o.mac(a[14], a[30])
             o.mac(a[15], a[29])
             o.mac(a[16], a[28])
@@ -3673,7 +3688,7 @@ extension MontgomeryBMI2 {
         // column 45
         do {
             var o = Column()
-            o.mac(a[14], a[31])
+            o.set(a[14], a[31])
             o.mac(a[15], a[30])
             o.mac(a[16], a[29])
             o.mac(a[17], a[28])
@@ -3706,7 +3721,7 @@ extension MontgomeryBMI2 {
         // column 46
         do {
             var o = Column()
-            o.mac(a[15], a[31])
+            o.set(a[15], a[31])
             o.mac(a[16], a[30])
             o.mac(a[17], a[29])
             o.mac(a[18], a[28])
@@ -3738,7 +3753,7 @@ extension MontgomeryBMI2 {
         // column 47
         do {
             var o = Column()
-            o.mac(a[16], a[31])
+            o.set(a[16], a[31])
             o.mac(a[17], a[30])
             o.mac(a[18], a[29])
             o.mac(a[19], a[28])
@@ -3768,7 +3783,7 @@ extension MontgomeryBMI2 {
         // column 48
         do {
             var o = Column()
-            o.mac(a[17], a[31])
+            o.set(a[17], a[31])
             o.mac(a[18], a[30])
             o.mac(a[19], a[29])
             o.mac(a[20], a[28])
@@ -3797,7 +3812,7 @@ extension MontgomeryBMI2 {
         // column 49
         do {
             var o = Column()
-            o.mac(a[18], a[31])
+            o.set(a[18], a[31])
             o.mac(a[19], a[30])
             o.mac(a[20], a[29])
             o.mac(a[21], a[28])
@@ -3824,7 +3839,7 @@ extension MontgomeryBMI2 {
         // column 50
         do {
             var o = Column()
-            o.mac(a[19], a[31])
+            o.set(a[19], a[31])
             o.mac(a[20], a[30])
             o.mac(a[21], a[29])
             o.mac(a[22], a[28])
@@ -3850,7 +3865,7 @@ extension MontgomeryBMI2 {
         // column 51
         do {
             var o = Column()
-            o.mac(a[20], a[31])
+            o.set(a[20], a[31])
             o.mac(a[21], a[30])
             o.mac(a[22], a[29])
             o.mac(a[23], a[28])
@@ -3874,7 +3889,7 @@ extension MontgomeryBMI2 {
         // column 52
         do {
             var o = Column()
-            o.mac(a[21], a[31])
+            o.set(a[21], a[31])
             o.mac(a[22], a[30])
             o.mac(a[23], a[29])
             o.mac(a[24], a[28])
@@ -3897,7 +3912,7 @@ extension MontgomeryBMI2 {
         // column 53
         do {
             var o = Column()
-            o.mac(a[22], a[31])
+            o.set(a[22], a[31])
             o.mac(a[23], a[30])
             o.mac(a[24], a[29])
             o.mac(a[25], a[28])
@@ -3918,7 +3933,7 @@ extension MontgomeryBMI2 {
         // column 54
         do {
             var o = Column()
-            o.mac(a[23], a[31])
+            o.set(a[23], a[31])
             o.mac(a[24], a[30])
             o.mac(a[25], a[29])
             o.mac(a[26], a[28])
@@ -3938,7 +3953,7 @@ extension MontgomeryBMI2 {
         // column 55
         do {
             var o = Column()
-            o.mac(a[24], a[31])
+            o.set(a[24], a[31])
             o.mac(a[25], a[30])
             o.mac(a[26], a[29])
             o.mac(a[27], a[28])
@@ -3956,7 +3971,7 @@ extension MontgomeryBMI2 {
         // column 56
         do {
             var o = Column()
-            o.mac(a[25], a[31])
+            o.set(a[25], a[31])
             o.mac(a[26], a[30])
             o.mac(a[27], a[29])
             acc.addTwice(o)
@@ -3973,7 +3988,7 @@ extension MontgomeryBMI2 {
         // column 57
         do {
             var o = Column()
-            o.mac(a[26], a[31])
+            o.set(a[26], a[31])
             o.mac(a[27], a[30])
             o.mac(a[28], a[29])
             acc.addTwice(o)
@@ -3988,7 +4003,7 @@ extension MontgomeryBMI2 {
         // column 58
         do {
             var o = Column()
-            o.mac(a[27], a[31])
+            o.set(a[27], a[31])
             o.mac(a[28], a[30])
             acc.addTwice(o)
         }
@@ -4002,7 +4017,7 @@ extension MontgomeryBMI2 {
         // column 59
         do {
             var o = Column()
-            o.mac(a[28], a[31])
+            o.set(a[28], a[31])
             o.mac(a[29], a[30])
             acc.addTwice(o)
         }
@@ -4014,7 +4029,7 @@ extension MontgomeryBMI2 {
         // column 60
         do {
             var o = Column()
-            o.mac(a[29], a[31])
+            o.set(a[29], a[31])
             acc.addTwice(o)
         }
         acc.mac(a[30], a[30])
@@ -4025,14 +4040,14 @@ extension MontgomeryBMI2 {
         // column 61
         do {
             var o = Column()
-            o.mac(a[30], a[31])
+            o.set(a[30], a[31])
             acc.addTwice(o)
         }
         acc.mac(t[30], m[31])
         acc.mac(t[31], m[30])
         t[29] = acc.c0; acc.shift()
         // column 62
-        acc.mac(a[31], a[31])
+        acc.macTopZero(a[31], a[31])
         acc.mac(t[31], m[31])
         t[30] = acc.c0; acc.shift()
         // Column 2n − 1 holds only the carry.
