@@ -2,6 +2,7 @@
 
 @_spi(Testing) import Rampart
 import RampartReference
+import RampartMTProto
 
 /// A seeded generator for the benchmark's operands.
 struct BenchRNG: RandomNumberGenerator {
@@ -15,17 +16,6 @@ struct BenchRNG: RandomNumberGenerator {
     }
 }
 
-/// Telegram's production RSA key (spec §3.6).
-let benchTelegramKeyPEM = """
------BEGIN RSA PUBLIC KEY-----
-MIIBCgKCAQEA6LszBcC1LGzyr992NzE0ieY+BSaOW622Aa9Bd4ZHLl+TuFQ4lo4g
-5nKaMBwK/BIb9xUfg0Q29/2mgIR6Zr9krM7HjuIcCzFvDtr+L0GQjae9H0pRB2OO
-62cECs5HKhT5DZ98K33vmWiLowc621dQuwKWSQKjWf50XYFw42h21P2KXUGyp2y/
-+aEyZ+uVgLLQbRA1dEjSDZ2iGRy12Mk5gpYc397aYp438fsJoHIgJ2lgMv5h7WY9
-t6N/byY9Nw9p21Og3AoXSL2q/2IJ1WRUhebgAdGVMlV1fkuOQoEzR7EdpqtQD9Cs
-5+bfo3Nhmcyvk5ftB0WkJ9z6bNZ7yxrP8wIDAQAB
------END RSA PUBLIC KEY-----
-"""
 
 /// `modexp-2048-2048`, `modexp-2048-256` (constant time, precomputed Montgomery contexts on both
 /// sides), `safe-prime-check-2048`, `rsa2048-public`, `pq-factorize`.
@@ -64,7 +54,7 @@ func bigIntRows() -> [Row] {
     rows.append(Row(operation: "safe-prime-check-2048", size: 0, unit: .opsps, contenders: cs))
 
     // Raw RSA-2048 public operation with Telegram's key.
-    let key = try! RSA.PublicKey(pemRepresentation: benchTelegramKeyPEM)
+    let key = try! RSA.PublicKey(pemRepresentation: TelegramPublicKeys.productionPEM)
     var msg = (0..<256).map { _ in UInt8.random(in: 0...255, using: &rng) }
     msg[0] = 0x12
     let input = msg

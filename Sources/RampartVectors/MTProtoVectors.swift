@@ -73,7 +73,7 @@ enum MTProtoVectors {
         let id = name + "#sample"
         guard let s = json as? [String: Any] else { throw VectorFileError.malformed(name, "not an object") }
         func h(_ k: String) throws -> [UInt8] { try hexField(s, k, id) }
-        let key = try RSA.PublicKey(pemRepresentation: telegramProductionKey)
+        let key = try RSA.PublicKey(pemRepresentation: TelegramPublicKeys.productionPEM)
         var client = ClientHandshake(configuration: .init(publicKeys: [key], dc: 2))
         var rng = ChunkRNG(chunks: [try h("nonce"), try h("new_nonce"), try h("random_padding_bytes"),
                                     [UInt8](repeating: 0x42, count: 32), try h("b"), try h("client_padding")])
@@ -91,16 +91,4 @@ enum MTProtoVectors {
               r.authKey.withUnsafeBytes({ Array($0) }) == (try h("auth_key")) else { return [fail(id, "auth_key")] }
         return [VectorResult(family: "mtproto-handshake", id: id, passed: true)]
     }
-
-    /// Telegram's production RSA key (public data; spec §3.6).
-    static let telegramProductionKey = """
-    -----BEGIN RSA PUBLIC KEY-----
-    MIIBCgKCAQEA6LszBcC1LGzyr992NzE0ieY+BSaOW622Aa9Bd4ZHLl+TuFQ4lo4g
-    5nKaMBwK/BIb9xUfg0Q29/2mgIR6Zr9krM7HjuIcCzFvDtr+L0GQjae9H0pRB2OO
-    62cECs5HKhT5DZ98K33vmWiLowc621dQuwKWSQKjWf50XYFw42h21P2KXUGyp2y/
-    +aEyZ+uVgLLQbRA1dEjSDZ2iGRy12Mk5gpYc397aYp438fsJoHIgJ2lgMv5h7WY9
-    t6N/byY9Nw9p21Og3AoXSL2q/2IJ1WRUhebgAdGVMlV1fkuOQoEzR7EdpqtQD9Cs
-    5+bfo3Nhmcyvk5ftB0WkJ9z6bNZ7yxrP8wIDAQAB
-    -----END RSA PUBLIC KEY-----
-    """
 }

@@ -40,17 +40,6 @@ struct SeededRNG: RandomNumberGenerator {
     }
 }
 
-/// Telegram's production key (spec §3.6), public data.
-let telegramProductionKeyPEM = """
------BEGIN RSA PUBLIC KEY-----
-MIIBCgKCAQEA6LszBcC1LGzyr992NzE0ieY+BSaOW622Aa9Bd4ZHLl+TuFQ4lo4g
-5nKaMBwK/BIb9xUfg0Q29/2mgIR6Zr9krM7HjuIcCzFvDtr+L0GQjae9H0pRB2OO
-62cECs5HKhT5DZ98K33vmWiLowc621dQuwKWSQKjWf50XYFw42h21P2KXUGyp2y/
-+aEyZ+uVgLLQbRA1dEjSDZ2iGRy12Mk5gpYc397aYp438fsJoHIgJ2lgMv5h7WY9
-t6N/byY9Nw9p21Og3AoXSL2q/2IJ1WRUhebgAdGVMlV1fkuOQoEzR7EdpqtQD9Cs
-5+bfo3Nhmcyvk5ftB0WkJ9z6bNZ7yxrP8wIDAQAB
------END RSA PUBLIC KEY-----
-"""
 
 /// A 2048-bit RSA key made for these tests only (`openssl genrsa -traditional 2048`).
 let handshakeTestKeyPEM = """
@@ -82,3 +71,6 @@ fAJBqQKBgQCRlUo9WZNQ3FZbHWJJocRv+61E7MLf/RkZBxFiz2k333yPqw4wB9nm
 Jw8CGHG2tJrQE7SMpxmOs0fwsa3g7o9hQiPVUWA+hDqv8+o5Gm/5hw==
 -----END RSA PRIVATE KEY-----
 """
+
+/// Telegram's production key (spec §3.6), from the module.
+let telegramProductionKeyPEM = TelegramPublicKeys.productionPEM

@@ -70,6 +70,11 @@ private func le64(_ b: [UInt8]) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | U
     #expect(client.isCompleted)
 }
 
+@Test func telegramKeysHaveTheirPublishedFingerprints() {
+    // Spec §3.6: production 0xD09D1D85DE64FD85, test DC 0xB25898DF208D2603.
+    #expect(TelegramPublicKeys.all.map(\.mtprotoFingerprint) == [0xD09D_1D85_DE64_FD85, 0xB258_98DF_208D_2603])
+}
+
 @Test func rsaPadMatchesGotdVector() throws {
     // Spec §10.G6: production key, 144 × 'a', every random byte zero.
     let key = try RSA.PublicKey(pemRepresentation: telegramProductionKeyPEM)
