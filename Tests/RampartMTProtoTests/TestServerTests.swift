@@ -171,3 +171,39 @@ func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
         Issue.record("no handshake after garbage"); return
     }
 }
+
+@Test func serverAnswersAWrongSaltWithBadServerSalt() throws {
+    let (server, pub) = try testServer()
+    var pair = try Pair(server: server, transport: .plain(.intermediate), keys: [pub])
+    guard case .handshakeCompleted(let result)? = try pair.pump(try pair.client.start(now: pair.now, using: &pair.crng)).first else {
+        Issue.record("no handshake"); return
+    }
+    // A second session under the same key with a wrong salt, framed on the same connection.
+    var s = Session(client: result.authKey, sessionId: 77, salt: result.serverSalt ^ 0x5555, timeOffset: 0)
+    var enc = TransportEncoder(framing: .intermediate, role: .client, sendsTag: false)
+    var dec = TransportDecoder(framing: .intermediate, role: .client, expectsTag: false)
+    var w = TLWriter()
+    w.constructor(ServiceConstructor.ping)
+    w.int64(99)
+    let now = pair.now, connection = pair.id
+    var server2 = pair.server
+    var crng = SeededRNG(state: 61), srng = SeededRNG(state: 62)
+    func roundTrip(_ s: inout Session) throws -> (Int64, [ServiceMessage]) {
+        let out = try s.encrypt(w.bytes, contentRelated: true, now: now, using: &crng)
+        let framed = try enc.encode(out.packet, using: &crng)
+        let reply = server2.receive(framed, from: connection, now: now, using: &srng)
+        #expect(!reply.close, "\(reply.log)")
+        dec.feed(reply.send)
+        var got: [ServiceMessage] = []
+        while case .packet(let p, _)? = try dec.next() {
+            got += try s.decrypt(p, now: now).compactMap { try? $0.decoded() }
+        }
+        return (out.msgId, got)
+    }
+    let (badId, first) = try roundTrip(&s)
+    #expect(first.contains(.badServerSalt(badMsgId: badId, badMsgSeqNo: 1, errorCode: 48, newServerSalt: result.serverSalt)), "\(first)")
+    #expect(!first.contains { if case .pong = $0 { true } else { false } }, "a message under a bad salt is not processed")
+    #expect(s.salts.current == result.serverSalt, "the client adopted the salt")
+    let (goodId, second) = try roundTrip(&s)
+    #expect(second.contains(.pong(msgId: goodId, pingId: 99)), "\(second)")
+}

@@ -20,7 +20,7 @@ public struct TestServerReply: Sendable {
 
 /// An in-memory MTProto server for tests and interop: handshakes (permanent and temporary keys,
 /// RSA_PAD and the legacy padding), then encrypted sessions that answer `ping` with `pong`, send
-/// `new_session_created` and acks, unpack containers, bind temporary keys
+/// `new_session_created` and acks, answer a wrong salt with `bad_server_salt`, unpack containers, bind temporary keys
 /// (`auth.bindTempAuthKey`) and answer every other request with `rpc_error` 400
 /// `METHOD_NOT_SUPPORTED`.
 ///
@@ -179,6 +179,28 @@ public struct TestServer {
         } catch {
             reply.log.append("connection \(id): message rejected (\(error)), closing")
             return false
+        }
+        // Server salt (spec §2.3): a message under a salt that is neither current nor a valid
+        // future one gets bad_server_salt (code 48) with the current salt and is not processed; the
+        // client adopts the salt and re-sends under a new msg_id.
+        if let first = messages.first, !state.session.salts.accepts(first.salt, at: now) {
+            var replies: [OutgoingBody] = []
+            if state.session.needsNewSessionCreated {
+                replies.append(OutgoingBody(state.session.makeNewSessionCreated(uniqueId: Int64(bitPattern: rng.next()))))
+            }
+            replies.append(OutgoingBody(.badServerSalt(badMsgId: first.containerId ?? first.msgId, badMsgSeqNo: first.seqNo,
+                                                       errorCode: 48, newServerSalt: state.session.salts.current)))
+            reply.log.append("connection \(id): bad server salt \(hex64(UInt64(bitPattern: first.salt))), answering bad_server_salt")
+            do {
+                let out = try state.session.encrypt(replies, now: now, using: &rng)
+                reply.send += try conn.transport.encode(out.packet, using: &rng)
+            } catch {
+                reply.log.append("connection \(id): cannot answer (\(error)), closing")
+                keys[keyId] = state
+                return false
+            }
+            keys[keyId] = state
+            return true
         }
         if quickAck, let first = messages.first {
             if let b = try? conn.transport.encodeQuickAck(first.quickAck) { reply.send += b }
