@@ -51,11 +51,17 @@ let package = Package(
             path: "Sources/RampartAccelAVX2Salsa",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
+        // The 2048-bit Montgomery kernel in radix 2^28 on AVX2 (RSAZ style): the AVX2 tier, own module.
+        .target(
+            name: "RampartAccelAVX2Mont",
+            path: "Sources/RampartAccelAVX2Mont",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
+        ),
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelBMI2",
-                           "RampartAccelAVX2Salsa"],
+                           "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont"],
             path: "Sources/Rampart"
         ),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).

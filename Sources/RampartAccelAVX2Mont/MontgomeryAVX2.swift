@@ -199,10 +199,9 @@ public enum MontgomeryAVX2 {
         reduceOnce(out, x, m)
     }
 
-    /// `out = base^exp mod m` (or `base^exp · 2^2048 mod m` when `montgomeryOut`, the form of the
-    /// 64-bit kernels), sliding window, variable time in the exponent: public exponents only.
-    /// `base` < m, 32 limbs; `exp` has `expLimbs` limbs, the top one non-zero; `rr2` = R'² mod m;
-    /// `r64` = 2^2048 mod m (used only when `montgomeryOut`). `ws` holds ``workspaceLanes`` words.
+    /// `out = base^exp mod m`, sliding window, variable time in the exponent: public exponents only.
+    /// `base` < m, 32 limbs; `exp` has `expLimbs` limbs, the top one non-zero; `rr2` = R'² mod m.
+    /// `ws` holds ``workspaceLanes`` words.
     @inline(never)
     public static func powerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
                                _ exp: UnsafePointer<UInt64>, _ expLimbs: Int, _ m: UnsafePointer<UInt64>,

@@ -8,6 +8,7 @@
 
 #if arch(x86_64)
 internal import RampartAccelBMI2
+internal import RampartAccelAVX2Mont
 #endif
 
 /// An odd modulus `m > 1` with its Montgomery constants, for modular multiplication and
@@ -29,6 +30,9 @@ public struct Modulus: Sendable {
     @usableFromInline let rr: [UInt64]
     /// `R mod m`, the Montgomery form of 1 (n limbs).
     @usableFromInline let one: [UInt64]
+    /// `2^4256 mod m` (the R'² of the AVX2 kernel's radix-2^28 form, 32 limbs) for 2048-bit moduli on
+    /// processors with AVX2; empty otherwise.
+    @usableFromInline let rrAVX2: [UInt64]
 
     /// Prepares Montgomery arithmetic modulo `m`.
     ///
@@ -48,6 +52,15 @@ public struct Modulus: Sendable {
         let r2 = (BigUInt(1) << (128 * n))
         rr = Modulus.padded(try r2.remainder(dividingBy: m), n)
         one = Modulus.padded(try (BigUInt(1) << (64 * n)).remainder(dividingBy: m), n)
+        #if arch(x86_64)
+        if n == MontgomeryAVX2.limbs && CPU.detected.avx2 {
+            rrAVX2 = Modulus.padded(try (BigUInt(1) << (2 * MontgomeryAVX2.montgomeryBits)).remainder(dividingBy: m), n)
+        } else {
+            rrAVX2 = []
+        }
+        #else
+        rrAVX2 = []
+        #endif
     }
 
     @usableFromInline static func padded(_ x: BigUInt, _ n: Int) -> [UInt64] {
@@ -188,6 +201,19 @@ public struct Modulus: Sendable {
             }
             return
         }
+        #if arch(x86_64)
+        if Montgomery.useAVX2 && !rrAVX2.isEmpty {
+            powerVTAVX2(out, base, exp, el)
+            if montgomeryOut {
+                withWorkspace(limbs: n + 2) { t in
+                    m.withUnsafeBufferPointer { pm in rr.withUnsafeBufferPointer { prr in
+                        Montgomery.mul(out, out, prr.baseAddress!, pm.baseAddress!, n, m0inv, t)
+                    } }
+                }
+            }
+            return
+        }
+        #endif
         let bits = el * 64 - exp[el - 1].leadingZeroBitCount
         // Window sizes minimise table muls (2^(w−1)) + window muls (≈ bits / (w + 1)): 6 from ~700 bits
         // (2047 bits: 324 multiplications instead of 357 with 5), as OpenSSL's BN_window_bits_for_exponent_size.
@@ -236,6 +262,52 @@ public struct Modulus: Sendable {
     }
 }
 
+#if arch(x86_64)
+extension Modulus {
+    /// `out = base^exp mod m` through the AVX2 radix-2^28 kernel (2048-bit moduli, `rrAVX2` set),
+    /// sliding window, variable time; `exp[el − 1] ≠ 0`.
+    func powerVTAVX2(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
+                     _ exp: UnsafePointer<UInt64>, _ el: Int) {
+        withWorkspace(limbs: MontgomeryAVX2.workspaceLanes) { ws in
+            m.withUnsafeBufferPointer { pm in rrAVX2.withUnsafeBufferPointer { prr in
+                MontgomeryAVX2.powerVT(out, base, exp, el, pm.baseAddress!, m0inv, prr.baseAddress!, ws)
+            } }
+        }
+    }
+
+    /// Testing hook: `base^exponent mod m` through the AVX2 kernel, or nil where it does not run
+    /// (not 32 limbs, no AVX2). `base < m`.
+    @_spi(Testing) public func publicPowerAVX2(_ base: BigUInt, _ exponent: BigUInt) -> BigUInt? {
+        guard !rrAVX2.isEmpty, base < value else { return nil }
+        let b = Modulus.padded(base, limbCount)
+        var el = exponent.limbs.count
+        while el > 0 && exponent.limbs[el - 1] == 0 { el -= 1 }
+        if el == 0 { return BigUInt(1) }
+        var out = [UInt64](repeating: 0, count: limbCount)
+        exponent.limbs.withUnsafeBufferPointer { e in b.withUnsafeBufferPointer { pb in
+            out.withUnsafeMutableBufferPointer { po in powerVTAVX2(po.baseAddress!, pb.baseAddress!, e.baseAddress!, el) }
+        } }
+        return BigUInt(limbs: out)
+    }
+
+    /// Testing hook: `a · b · 2^−2128 mod m` through the AVX2 kernel's multiplication, or nil where
+    /// it does not run. `a, b < m`.
+    @_spi(Testing) public func montgomeryProductAVX2(_ a: BigUInt, _ b: BigUInt) -> BigUInt? {
+        guard !rrAVX2.isEmpty, a < value, b < value else { return nil }
+        let pa = Modulus.padded(a, limbCount), pb = Modulus.padded(b, limbCount)
+        var out = [UInt64](repeating: 0, count: limbCount)
+        withWorkspace(limbs: MontgomeryAVX2.workspaceLanes) { ws in
+            pa.withUnsafeBufferPointer { xa in pb.withUnsafeBufferPointer { xb in
+                m.withUnsafeBufferPointer { pm in out.withUnsafeMutableBufferPointer { po in
+                    MontgomeryAVX2.mul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, pm.baseAddress!, m0inv, ws)
+                } }
+            } }
+        }
+        return BigUInt(limbs: out)
+    }
+}
+#endif
+
 /// The Montgomery kernels on raw limb buffers.
 @usableFromInline
 enum Montgomery {
@@ -243,6 +315,16 @@ enum Montgomery {
     static let useBMI2: Bool = {
         #if arch(x86_64)
         return CPU.features.bmi2 && CPU.features.adx
+        #else
+        return false
+        #endif
+    }()
+
+    /// Whether 2048-bit public-exponent powers run on the AVX2 radix-2^28 kernel (decided once;
+    /// measured faster than the BMI2 kernels on Zen 3: see RampartAccelAVX2Mont).
+    static let useAVX2: Bool = {
+        #if arch(x86_64)
+        return CPU.features.avx2
         #else
         return false
         #endif
