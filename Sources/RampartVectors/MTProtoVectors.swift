@@ -2,7 +2,6 @@
 // kind `mtproto-message`: auth_key_id, msg_key v1, KDF v1/v2, the whole v2 envelope both ways) and
 // the official auth-key sample (`handshake_sample.json`) replayed through the client state machine.
 
-import Foundation
 import RampartMTProto
 
 /// Replays bytes: each `next()` takes 8 bytes little-endian; a short tail is zero-filled and ends

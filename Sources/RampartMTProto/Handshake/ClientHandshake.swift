@@ -105,10 +105,13 @@ public struct ClientHandshake: Sendable {
     var state: State = .idle
     /// The parameter cache, including what this handshake verified.
     public private(set) var parameterCache: DHParameterCache
+    /// The fingerprints of `configuration.publicKeys`, in order (each is a SHA-1; computed once).
+    let fingerprints: [UInt64]
 
     public init(configuration: Configuration) {
         self.configuration = configuration
         parameterCache = configuration.parameterCache
+        fingerprints = configuration.publicKeys.map(\.mtprotoFingerprint)
     }
 
     /// Whether the handshake finished with a key.
@@ -147,9 +150,10 @@ public struct ClientHandshake: Sendable {
                                                                  using rng: inout R) throws(MTProtoError) -> Step {
         let res = try ResPQ(parsing: body)
         guard ConstantTime.equals(res.nonce, nonce) else { throw .handshakeFailed("resPQ nonce mismatch") }
-        guard let key = configuration.publicKeys.first(where: { res.fingerprints.contains($0.mtprotoFingerprint) }) else {
+        guard let index = fingerprints.firstIndex(where: { res.fingerprints.contains($0) }) else {
             throw .unknownFingerprint
         }
+        let key = configuration.publicKeys[index]
         let pq = BigUInt(bigEndian: res.pq)
         let factors: (p: BigUInt, q: BigUInt)
         do {
@@ -169,7 +173,7 @@ public struct ClientHandshake: Sendable {
         defer { data.withUnsafeMutableBytes { secureZero($0) } }
         let encrypted = try RSAPad.encrypt(data, key: key, using: &rng)
         let req = ReqDHParams(nonce: nonce, serverNonce: res.serverNonce, p: inner.p, q: inner.q,
-                              fingerprint: key.mtprotoFingerprint, encryptedData: encrypted)
+                              fingerprint: fingerprints[index], encryptedData: encrypted)
         state = .waitingDHParams(nonce: nonce, serverNonce: res.serverNonce, newNonce: newNonce,
                                  dc: kind.dc, expiresIn: kind.expiresIn)
         return .send(req.serialized)

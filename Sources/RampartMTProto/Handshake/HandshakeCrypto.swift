@@ -135,15 +135,15 @@ public enum RSAPad {
     /// bytes of `data_with_padding` after checking the SHA-256. Every failure is the same
     /// ``MTProtoError/handshakeFailed(_:)``.
     public static func decrypt(_ encrypted: [UInt8], key: RSA.PrivateKey) throws(MTProtoError) -> [UInt8] {
-        let failure = MTProtoError.handshakeFailed("RSA_PAD payload does not decode")
-        guard encrypted.count == 256, key.publicKey.byteCount == 256 else { throw failure }
-        var m: [UInt8]
-        do {
-            m = try key.rawPrivate(encrypted)
-        } catch {
-            throw failure
-        }
+        var m = try RSAHandshakeBlock.decrypt(encrypted, key: key, failure: failure)
         defer { m.withUnsafeMutableBytes { secureZero($0) } }
+        return try unpad(m)
+    }
+
+    static let failure = MTProtoError.handshakeFailed("RSA_PAD payload does not decode")
+
+    /// The RSA_PAD checks on an already decrypted 256-byte block `m`.
+    static func unpad(_ m: [UInt8]) throws(MTProtoError) -> [UInt8] {
         guard m.count == 256 else { throw failure }
         let h = SHA256.hash(data: m[32..<256]).bytes
         var tempKey = (0..<32).map { m[$0] ^ h[$0] }
@@ -184,15 +184,15 @@ public enum RSALegacyPad {
     /// the SHA-1 must match the bytes `parse` consumed (the padding is whatever follows).
     public static func decrypt<T>(_ encrypted: [UInt8], key: RSA.PrivateKey,
                                   parse: (inout TLReader) throws(MTProtoError) -> T) throws(MTProtoError) -> T {
-        let failure = MTProtoError.handshakeFailed("legacy RSA payload does not decode")
-        guard encrypted.count == 256, key.publicKey.byteCount == 256 else { throw failure }
-        var m: [UInt8]
-        do {
-            m = try key.rawPrivate(encrypted)
-        } catch {
-            throw failure
-        }
+        var m = try RSAHandshakeBlock.decrypt(encrypted, key: key, failure: failure)
         defer { m.withUnsafeMutableBytes { secureZero($0) } }
+        return try unpad(m, parse: parse)
+    }
+
+    static let failure = MTProtoError.handshakeFailed("legacy RSA payload does not decode")
+
+    /// The legacy checks on an already decrypted 256-byte block `m`.
+    static func unpad<T>(_ m: [UInt8], parse: (inout TLReader) throws(MTProtoError) -> T) throws(MTProtoError) -> T {
         // The 255-byte block sits right-aligned in 256 bytes: the first byte must be zero.
         guard m.count == 256, m[0] == 0 else { throw failure }
         var r = TLReader(m[21...])
@@ -205,6 +205,20 @@ public enum RSALegacyPad {
         let end = 21 + r.position
         guard Insecure.SHA1.hash(data: m[21..<end]).constantTimeEquals(m[1..<21]) else { throw failure }
         return value
+    }
+}
+
+/// The raw RSA private operation on a 256-byte handshake block, shared by both paddings so that a
+/// server trying RSA_PAD and then the legacy padding decrypts only once.
+enum RSAHandshakeBlock {
+    /// `encrypted^d mod n` as 256 bytes (the caller wipes it); every failure is `failure`.
+    static func decrypt(_ encrypted: [UInt8], key: RSA.PrivateKey, failure: MTProtoError) throws(MTProtoError) -> [UInt8] {
+        guard encrypted.count == 256, key.publicKey.byteCount == 256 else { throw failure }
+        do {
+            return try key.rawPrivate(encrypted)
+        } catch {
+            throw failure
+        }
     }
 }
 

@@ -182,12 +182,15 @@ public struct ServerHandshake: Sendable {
 
     /// RSA_PAD first; the legacy SHA-1 padding when that fails and it is allowed.
     private func decodeInnerData(_ encrypted: [UInt8], key: RSA.PrivateKey) throws(MTProtoError) -> PQInnerData {
-        if let padded = try? RSAPad.decrypt(encrypted, key: key) {
+        // One RSA private operation, then each padding's checks on the same block.
+        var m = try RSAHandshakeBlock.decrypt(encrypted, key: key, failure: .handshakeFailed("encrypted_data does not decode"))
+        defer { m.withUnsafeMutableBytes { secureZero($0) } }
+        if let padded = try? RSAPad.unpad(m) {
             var r = TLReader(padded)
             if let inner = try? PQInnerData(reading: &r) { return inner }
         }
         if configuration.acceptLegacyRSA {
-            if let inner = try? RSALegacyPad.decrypt(encrypted, key: key, parse: { (r: inout TLReader) throws(MTProtoError) in
+            if let inner = try? RSALegacyPad.unpad(m, parse: { (r: inout TLReader) throws(MTProtoError) in
                 try PQInnerData(reading: &r)
             }) {
                 return inner

@@ -45,6 +45,14 @@ public enum EncryptedMessage {
     /// The largest `message_data` accepted or produced: 16 MiB, the transports' frame limit.
     public static let maxBodyLength = 1 << 24
 
+    /// A packet from a padded-intermediate transport with its 0–15 trailing junk bytes dropped
+    /// (spec §9.5): auth_key_id and msg_key, then whole 16-byte blocks. Other transports (`padded`
+    /// false) deliver the packet unchanged.
+    public static func droppingTransportJunk(_ packet: [UInt8], padded: Bool) -> [UInt8] {
+        guard padded, packet.count > 24 else { return packet }
+        return Array(packet.dropLast((packet.count - 24) % 16))
+    }
+
     /// Encrypts one message (spec §1.1–§1.3).
     ///
     /// Writes the plaintext `salt ‖ session_id ‖ msg_id ‖ seq_no ‖ message_data_length ‖ body ‖

@@ -52,10 +52,8 @@ public struct ClientConnection {
             case .transportError(let c): events.append(.transportError(c))
             case .packet(let packet, _):
                 if var s = session {
-                    // Padded intermediate appends 0–15 junk bytes (spec §9.5): keep whole blocks only.
-                    var packet = packet
-                    if paddedFraming, packet.count > 24 { packet.removeLast((packet.count - 24) % 16) }
-                    for m in try s.decrypt(packet, now: now) { events.append(.message(m)) }
+                    let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: paddedFraming)
+                    for m in try s.decrypt(trimmed, now: now) { events.append(.message(m)) }
                     session = s
                     continue
                 }

@@ -168,14 +168,10 @@ public struct TestServer {
             send(error: -404, conn, &reply, using: &rng)
             return false
         }
-        // Padded intermediate appends 0–15 junk bytes (spec §9.5): keep whole blocks only.
-        var packet = packet
-        if conn.transport.framing == .paddedIntermediate, packet.count > 24 {
-            packet.removeLast((packet.count - 24) % 16)
-        }
         let messages: [IncomingMessage]
         do {
-            messages = try state.session.decrypt(packet, now: now)
+            let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: conn.transport.framing == .paddedIntermediate)
+            messages = try state.session.decrypt(trimmed, now: now)
         } catch {
             reply.log.append("connection \(id): message rejected (\(error)), closing")
             return false
@@ -191,16 +187,9 @@ public struct TestServer {
             replies.append(OutgoingBody(.badServerSalt(badMsgId: first.containerId ?? first.msgId, badMsgSeqNo: first.seqNo,
                                                        errorCode: 48, newServerSalt: state.session.salts.current)))
             reply.log.append("connection \(id): bad server salt \(hex64(UInt64(bitPattern: first.salt))), answering bad_server_salt")
-            do {
-                let out = try state.session.encrypt(replies, now: now, using: &rng)
-                reply.send += try conn.transport.encode(out.packet, using: &rng)
-            } catch {
-                reply.log.append("connection \(id): cannot answer (\(error)), closing")
-                keys[keyId] = state
-                return false
-            }
+            let sent = send(replies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
             keys[keyId] = state
-            return true
+            return sent
         }
         if quickAck, let first = messages.first {
             if let b = try? conn.transport.encodeQuickAck(first.quickAck) { reply.send += b }
@@ -214,27 +203,29 @@ public struct TestServer {
                 rest.append(m)
             }
         }
-        // Standard answers; they include new_session_created and the acks (also of bind requests).
-        let unique = Int64(bitPattern: rng.next())
-        var standard = state.session.standardServerReplies(to: rest, uniqueId: unique, now: now)
-        if !bodies.isEmpty {
-            // Keep new_session_created first and the acks last.
-            let firstIsNew = standard.first.map { (try? ServiceMessage(decoding: $0.body)).map { if case .newSessionCreated = $0 { true } else { false } } ?? false } ?? false
-            standard.insert(contentsOf: bodies, at: firstIsNew ? 1 : 0)
-        }
-        if !standard.isEmpty {
-            do {
-                let out = try state.session.encrypt(standard, now: now, using: &rng)
-                reply.send += try conn.transport.encode(out.packet, using: &rng)
-            } catch {
-                reply.log.append("connection \(id): cannot answer (\(error)), closing")
-                keys[keyId] = state
-                return false
-            }
-        }
-        for m in messages { reply.log.append("connection \(id): \(describe(m))") }
+        // Standard answers; they include new_session_created (first) and the acks (last, also of
+        // bind requests); the bind results go right after new_session_created.
+        let startsSession = state.session.needsNewSessionCreated
+        var standard = state.session.standardServerReplies(to: rest, uniqueId: Int64(bitPattern: rng.next()), now: now)
+        standard.insert(contentsOf: bodies, at: startsSession ? 1 : 0)
+        let sent = standard.isEmpty || send(standard, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
+        if sent { for m in messages { reply.log.append("connection \(id): \(describe(m))") } }
         keys[keyId] = state
-        return true
+        return sent
+    }
+
+    /// Encrypts `bodies` (one message or a container) and frames them; false (logged) on failure.
+    private func send<R: RandomNumberGenerator>(_ bodies: [OutgoingBody], session: inout Session, _ conn: Connection,
+                                                id: TestServerConnectionID, now: Double, reply: inout TestServerReply,
+                                                using rng: inout R) -> Bool {
+        do {
+            let out = try session.encrypt(bodies, now: now, using: &rng)
+            reply.send += try conn.transport.encode(out.packet, using: &rng)
+            return true
+        } catch {
+            reply.log.append("connection \(id): cannot answer (\(error)), closing")
+            return false
+        }
     }
 
     private mutating func handshake<R: RandomNumberGenerator>(_ packet: [UInt8], conn: inout Connection,
