@@ -57,11 +57,18 @@ let package = Package(
             path: "Sources/RampartAccelAVX2Mont",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
+        // Value barriers (volatile round trips through memory) that the optimizer cannot see through:
+        // the masks of constant-time selections pass through them. Builtin module, no CPU features.
+        .target(
+            name: "RampartBarrier",
+            path: "Sources/RampartBarrier",
+            swiftSettings: kernelFlags([])
+        ),
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelBMI2",
-                           "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont"],
+                           "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont", "RampartBarrier"],
             path: "Sources/Rampart"
         ),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).
@@ -74,6 +81,23 @@ let package = Package(
             name: "rampart",
             dependencies: ["Rampart", "RampartMTProto", "RampartReference", "RampartVectors"],
             path: "Sources/rampart"
+        ),
+        // Test-only C: valgrind client requests (ctgrind) and the weak libFuzzer driver declaration.
+        // Never a dependency of a library product.
+        .target(name: "RampartTestSupportC", path: "Sources/RampartTestSupportC"),
+        // Constant-time proof: runs every secret-handling operation with its secrets marked undefined
+        // for valgrind's memcheck (Scripts/ctgrind.sh).
+        .executableTarget(
+            name: "rampart-ctgrind",
+            dependencies: ["Rampart", "RampartMTProto", "RampartTestSupportC"],
+            path: "Sources/rampart-ctgrind"
+        ),
+        // libFuzzer targets for every decoder (Scripts/fuzz.sh); without -sanitize=fuzzer it replays
+        // the seed corpus.
+        .executableTarget(
+            name: "rampart-fuzz",
+            dependencies: ["Rampart", "RampartMTProto", "RampartTestSupportC"],
+            path: "Sources/rampart-fuzz"
         ),
         .executableTarget(
             name: "rampart-bench",
