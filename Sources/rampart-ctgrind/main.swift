@@ -1,3 +1,403 @@
-// Placeholder: the ctgrind cases land in the next commits.
+// rampart-ctgrind: constant time, checked mechanically (the ctgrind method).
+//
+// Every case marks its secrets as undefined for valgrind's memcheck (a client request; no effect
+// outside valgrind) and runs one secret-handling operation. Memcheck then reports every conditional
+// jump and every memory address that depends on a secret. Values that are public by design are
+// declassified: in the library at the commented `declassify` points (a comparison's outcome, an
+// authenticated plaintext), and here for what the protocol puts on the wire (a ciphertext, a public
+// key) and for the results a case checks.
+//
+// Usage (Scripts/ctgrind.sh runs it in CI):
+//   valgrind --tool=memcheck rampart-ctgrind run [CASE...]   every case, or the named ones
+//   rampart-ctgrind list                                     the case names
+// `run` prints one line per case with the number of memcheck errors it caused and exits 1 when a
+// case that must be clean reported errors or when a canary (a deliberate leak that proves the check
+// works) reported none. Outside valgrind `run` only checks that the cases compute correct results.
+
+@_spi(Testing) import Rampart
+import RampartMTProto
 import RampartTestSupportC
-print(rampart_ct_running_on_valgrind())
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: Marking
+
+/// Marks the bytes of `a` as secret (undefined for memcheck).
+func secret(_ a: [UInt8]) { a.withUnsafeBytes { rampart_ct_secret($0.baseAddress, $0.count) } }
+/// Marks the bytes of `a` as public again.
+func publish(_ a: [UInt8]) { a.withUnsafeBytes { rampart_ct_public($0.baseAddress, $0.count) } }
+/// Marks the limbs of a number as secret.
+func secret(_ x: BigUInt) { x.withUnsafeLimbBytes { rampart_ct_secret($0.baseAddress, $0.count) } }
+/// A public copy of `x` (its value checked by the case).
+func published(_ x: BigUInt) -> BigUInt { x.withUnsafeLimbBytes { rampart_ct_public($0.baseAddress, $0.count) }; return x }
+/// A public copy of `a` (its value checked by the case, or put on the wire).
+func published(_ a: [UInt8]) -> [UInt8] { publish(a); return a }
+/// The key's bytes, public (for results a case checks).
+func published(_ k: SymmetricKey) -> [UInt8] { published(k.withUnsafeBytes { Array($0) }) }
+/// A public copy of a value.
+func published<T: BitwiseCopyable>(_ v: T) -> T {
+    var x = v
+    withUnsafeMutableBytes(of: &x) { rampart_ct_public($0.baseAddress, $0.count) }
+    return x
+}
+
+struct CheckFailed: Error, CustomStringConvertible {
+    var description: String
+}
+
+func check(_ ok: Bool, _ what: @autoclosure () -> String) throws {
+    if !published(ok) { throw CheckFailed(description: what()) }
+}
+
+/// A deterministic generator (splitmix64): the cases are reproducible.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
+}
+
+// MARK: Cases
+
+struct Case {
+    let name: String
+    /// A canary must be reported: it proves that marking and reporting work.
+    var canary = false
+    let body: () throws -> Void
+}
+
+var cases: [Case] = []
+
+@MainActor func add(_ name: String, canary: Bool = false, _ body: @escaping () throws -> Void) {
+    cases.append(Case(name: name, canary: canary, body: body))
+}
+
+// Canaries: a branch on a secret and a secret-indexed load. Both must be reported.
+@inline(never) func leakyBranch(_ s: [UInt8]) -> Int {
+    var n = 0
+    for b in s where b & 1 == 1 { n += 1 }
+    return n
+}
+let canaryTable: [UInt8] = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+@inline(never) func leakyLookup(_ s: [UInt8]) -> UInt8 {
+    var acc: UInt8 = 0
+    for b in s { acc ^= canaryTable[Int(b)] }
+    return acc
+}
+
+add("canary-branch", canary: true) {
+    var rng = SplitMix(state: 1)
+    let s = rng.bytes(16)
+    secret(s)
+    _ = published(leakyBranch(s))
+}
+add("canary-lookup", canary: true) {
+    var rng = SplitMix(state: 2)
+    let s = rng.bytes(16)
+    secret(s)
+    _ = published(leakyLookup(s))
+}
+
+// AES: key expansion and every mode with a secret key and secret plaintext, on both backends.
+for backend in [Backend.portable, Backend.hardware] {
+    let bname = backend == .portable ? "portable" : "hardware"
+    for keyBytes in [16, 24, 32] {
+        add("aes\(keyBytes * 8)-\(bname)") {
+            var rng = SplitMix(state: UInt64(keyBytes))
+            let key = rng.bytes(keyBytes), plain = rng.bytes(96), iv32 = rng.bytes(32), iv16 = rng.bytes(16)
+            secret(key)
+            secret(plain)
+            let cipher = try AES.Cipher(key: key, backend: backend)
+            let ige = try AES.IGE.encrypt(plain, using: cipher, iv: iv32)
+            let igeBack = try AES.IGE.decrypt(published(ige), using: cipher, iv: iv32)
+            try check(published(igeBack) == published(plain), "IGE round trip")
+            let cbc = try AES.CBC.encrypt(plain, using: cipher, iv: iv16)
+            _ = try AES.CBC.decrypt(published(cbc), using: cipher, iv: iv16)
+            let ctr = try AES.CTR(cipher: cipher, counter: iv16)
+            _ = published(ctr.process(plain))
+            // PKCS#7: the padding check's outcome is public; the padding bytes are not.
+            var padded = plain + [UInt8](repeating: 0, count: 16)
+            let n = try padded.withUnsafeMutableBytes { b in
+                try iv16.withUnsafeBytes { v in try AES.CBC.encryptPKCS7(b, messageCount: plain.count, using: cipher, iv: v) }
+            }
+            var ct = published(Array(padded[0..<n]))
+            let m = try ct.withUnsafeMutableBytes { b in
+                try iv16.withUnsafeBytes { v in try AES.CBC.decryptPKCS7(b, using: cipher, iv: v) }
+            }
+            try check(m == plain.count, "PKCS#7 round trip")
+        }
+        add("aes\(keyBytes * 8)-gcm-\(bname)") {
+            var rng = SplitMix(state: 100 + UInt64(keyBytes))
+            let key = rng.bytes(keyBytes), plain = rng.bytes(67), aad = rng.bytes(13)
+            secret(key)
+            secret(plain)
+            let cipher = try AES.Cipher(key: key, backend: backend)
+            let nonce = try AES.GCM.Nonce(data: rng.bytes(12))
+            let box = try AES.GCM.seal(plain, using: cipher, nonce: nonce, authenticating: aad)
+            let wire = try AES.GCM.SealedBox(combined: published(box.combined!))
+            let opened = try AES.GCM.open(wire, using: cipher, authenticating: aad)
+            try check(published(opened) == published(plain), "GCM round trip")
+            var forged = wire.combined!
+            forged[forged.count - 1] ^= 1
+            let bad = try AES.GCM.SealedBox(combined: forged)
+            var refused = false
+            do { _ = try AES.GCM.open(bad, using: cipher, authenticating: aad) } catch { refused = true }
+            try check(refused, "GCM forgery refused")
+        }
+    }
+}
+
+add("x25519") {
+    var rng = SplitMix(state: 7)
+    let a = rng.bytes(32), b = rng.bytes(32)
+    let alice = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: a)
+    let bob = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: b)
+    // The public keys are public.
+    let pa = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: published(alice.publicKey.rawRepresentation))
+    let pb = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: published(bob.publicKey.rawRepresentation))
+    secret(a)
+    secret(b)
+    let alice2 = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: a)
+    let bob2 = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: b)
+    _ = published(alice2.publicKey.rawRepresentation)
+    let s1 = try alice2.sharedSecretFromKeyAgreement(with: pb)
+    let s2 = try bob2.sharedSecretFromKeyAgreement(with: pa)
+    try check(s1 == s2, "X25519 agreement")
+    let raw = try Curve25519.scalarMultiply(scalar: a, point: published(pb.rawRepresentation))
+    _ = published(raw)
+}
+
+add("poly1305") {
+    var rng = SplitMix(state: 8)
+    let key = rng.bytes(32), msg = rng.bytes(75)
+    secret(key)
+    secret(msg)
+    let k = SymmetricKey(data: key)
+    let tag = try Poly1305.authenticationCode(for: msg, using: k)
+    let wire = published(Array(tag))
+    try check(try Poly1305.isValidAuthenticationCode(wire, authenticating: msg, using: k), "Poly1305 verify")
+    var bad = wire
+    bad[0] ^= 1
+    try check(!(try Poly1305.isValidAuthenticationCode(bad, authenticating: msg, using: k)), "Poly1305 forgery")
+}
+
+for backend in [Backend.portable, Backend.hardware] {
+    let bname = backend == .portable ? "portable" : "hardware"
+    add("secretbox-\(bname)") {
+        var rng = SplitMix(state: 9)
+        let key = rng.bytes(32), msg = rng.bytes(100), nonce = rng.bytes(24)
+        secret(key)
+        secret(msg)
+        let k = SymmetricKey(data: key)
+        let box = published(try SecretBox.seal(msg, using: k, nonce: nonce, backend: backend))
+        let opened = try SecretBox.open(box, using: k, nonce: nonce, backend: backend)
+        try check(published(opened) == published(msg), "secretbox round trip")
+        var bad = box
+        bad[3] ^= 0x40
+        var refused = false
+        do { _ = try SecretBox.open(bad, using: k, nonce: nonce, backend: backend) } catch { refused = true }
+        try check(refused, "secretbox forgery refused")
+    }
+}
+
+add("box") {
+    var rng = SplitMix(state: 10)
+    let a = rng.bytes(32), b = rng.bytes(32), msg = rng.bytes(50), nonce = rng.bytes(24)
+    let pa = try Curve25519.KeyAgreement.PublicKey(
+        rawRepresentation: published(try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: a).publicKey.rawRepresentation))
+    let pb = try Curve25519.KeyAgreement.PublicKey(
+        rawRepresentation: published(try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: b).publicKey.rawRepresentation))
+    secret(a)
+    secret(b)
+    secret(msg)
+    let alice = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: a)
+    let bob = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: b)
+    let sealed = published(try Box.seal(msg, nonce: nonce, to: pb, from: alice))
+    let opened = try Box.open(sealed, nonce: nonce, from: pa, to: bob)
+    try check(published(opened) == published(msg), "box round trip")
+    let shared = try Box.SharedKey(publicKey: pa, privateKey: bob)
+    var bad = sealed
+    bad[20] ^= 1
+    var refused = false
+    do { _ = try shared.open(bad, nonce: nonce) } catch { refused = true }
+    try check(refused, "box forgery refused")
+}
+
+add("hmac") {
+    var rng = SplitMix(state: 11)
+    for keyLength in [20, 64, 131] {
+        let key = rng.bytes(keyLength), msg = rng.bytes(77)
+        secret(key)
+        secret(msg)
+        let k = SymmetricKey(data: key)
+        let t1 = published(Array(HMAC<SHA256>.authenticationCode(for: msg, using: k)))
+        try check(HMAC<SHA256>.isValidAuthenticationCode(t1, authenticating: msg, using: k), "HMAC-SHA256 verify")
+        let t2 = published(Array(HMAC<SHA512>.authenticationCode(for: msg, using: k)))
+        try check(HMAC<SHA512>.isValidAuthenticationCode(t2, authenticating: msg, using: k), "HMAC-SHA512 verify")
+        let t3 = published(Array(HMAC<Insecure.SHA1>.authenticationCode(for: msg, using: k)))
+        var bad = t3
+        bad[5] ^= 1
+        try check(!HMAC<Insecure.SHA1>.isValidAuthenticationCode(bad, authenticating: msg, using: k), "HMAC-SHA1 forgery")
+    }
+}
+
+add("digests") {
+    var rng = SplitMix(state: 12)
+    let a = rng.bytes(200)
+    var b = a
+    b[199] ^= 1
+    secret(a)
+    secret(b)
+    try check(SHA256.hash(data: a) == SHA256.hash(data: a), "SHA-256 equal")
+    try check(SHA256.hash(data: a) != SHA256.hash(data: b), "SHA-256 differ")
+    try check(SHA512.hash(data: a) != SHA512.hash(data: b), "SHA-512 differ")
+    try check(Insecure.SHA1.hash(data: a) == Insecure.SHA1.hash(data: a), "SHA-1 equal")
+    let key = rng.bytes(64)
+    secret(key)
+    let h1 = try BLAKE2b.hash(data: a, outputByteCount: 64, key: key)
+    let h2 = try BLAKE2b.hash(data: b, outputByteCount: 64, key: key)
+    try check(h1 != h2, "BLAKE2b differ")
+}
+
+add("kdf") {
+    var rng = SplitMix(state: 13)
+    let pw = rng.bytes(23), salt = rng.bytes(16)
+    secret(pw)
+    let k1 = try PBKDF2.deriveKey(password: pw, salt: salt, prf: .hmacSHA256, iterations: 3, outputByteCount: 40)
+    let k2 = try PBKDF2.deriveKey(password: pw, salt: salt, prf: .hmacSHA512, iterations: 2, outputByteCount: 70)
+    let k3 = try Scrypt.deriveKey(password: pw, salt: salt, n: 16, r: 2, p: 2, outputByteCount: 64)
+    _ = published(k1)
+    _ = published(k2)
+    _ = published(k3)
+}
+
+add("stream") {
+    var rng = SplitMix(state: 14)
+    let key = rng.bytes(32), nonce = rng.bytes(24), data = rng.bytes(300)
+    secret(key)
+    secret(data)
+    _ = published(try XSalsa20.xor(data, key: SymmetricKey(data: key), nonce: nonce))
+}
+
+// Montgomery exponentiation: a secret exponent, then a secret base, on the modulus sizes in use.
+let prime2048 = try! BigUInt(hex:
+    "C71CAEB9C6B1C9048E6C522F70F13F73980D40238E3E21C14934D037563D930F48198A0AA7C14058229493D22530F4DB" +
+    "FA336F6E0AC925139543AED44CCE7C3720FD51F69458705AC68CD4FE6B6B13ABDC9746512969328454F18FAF8C595F64" +
+    "2477FE96BB2A941D5BCD1D4AC8CC49880708FA9B378E3C4F3A9060BEE67CF9A4A4A695811051907E162753B56B0F6B41" +
+    "0DBA74D8A84B2A14B3144E0EF1284754FD17ED950D5965B4B9DD46582DB1178D169C6BC465B0D6FF9CA3928FEF5B9AE4" +
+    "E418FC15E83EBEA0F87FA9FF5EED70050DED2849F47BF959D956850CE929851F0D8115F635B105EE2E4E15D04B2454BF" +
+    "6F4FADF034B10403119CD8E3B92FCC5B")
+
+for bits in [256, 2048] {
+    add("modexp-secret-exponent-\(bits)") {
+        var rng = SplitMix(state: UInt64(bits))
+        let mod = try Modulus(prime2048)
+        let g = BigUInt(3)
+        let e = BigUInt.random(bits: bits, using: &rng) | BigUInt(1) << (bits - 1)
+        let want = mod.publicPower(g, e)
+        secret(e)
+        let y = mod.constantTimePower(g, e)
+        try check(published(y) == want, "g^e")
+    }
+}
+add("modexp-secret-base") {
+    var rng = SplitMix(state: 3)
+    let mod = try Modulus(prime2048)
+    let base = try BigUInt.random(below: prime2048, using: &rng)
+    let e = BigUInt.random(bits: 2048, using: &rng)
+    let want = mod.publicPower(base, e)
+    secret(base)
+    secret(e)
+    let y = mod.constantTimePower(base, e)
+    try check(published(y) == want, "b^e")
+}
+
+// RSA private (CRT) with every secret component of the key marked.
+let rsaKey: RSA.PrivateKey = {
+    var rng = SplitMix(state: 2048)
+    return try! RSA.PrivateKey.generate(bits: 2048, using: &rng)
+}()
+add("rsa-private") {
+    var rng = SplitMix(state: 4)
+    let m = try BigUInt.random(below: rsaKey.publicKey.modulus, using: &rng).bigEndianBytes(count: 256)
+    let c = try rsaKey.publicKey.rawPublic(m)
+    rsaKey.withSecretRegions { rampart_ct_secret($0.baseAddress, $0.count) }
+    let back = try rsaKey.rawPrivate(c)
+    rsaKey.withSecretRegions { rampart_ct_public($0.baseAddress, $0.count) }
+    try check(published(back) == m, "RSA round trip")
+}
+
+// MTProto: a session decrypts a packet under a secret auth key.
+add("mtproto-session") {
+    var rng = SplitMix(state: 5)
+    let keyBytes = rng.bytes(256)
+    secret(keyBytes)
+    let key = try AuthKey(keyBytes)
+    var client = Session(client: key, sessionId: 0x1234_5678, salt: 42, timeOffset: 0)
+    var server = Session(server: key, salt: 42)
+    let now = 1_700_000_000.0
+    let out = try client.encrypt([0x78, 0x97, 0x46, 0x60] + rng.bytes(12), contentRelated: true, now: now, using: &rng)
+    let wire = published(out.packet)
+    let got = try server.decrypt(wire, now: now)
+    try check(got.count == 1, "one message")
+    var bad = wire
+    bad[bad.count - 5] ^= 1
+    var refused = false
+    do { _ = try server.decrypt(bad, now: now) } catch { refused = true }
+    try check(refused, "tampered packet refused")
+}
+
+// MARK: Driver
+
+let args = Array(CommandLine.arguments.dropFirst())
+if args.first == "list" {
+    for c in cases { print(c.canary ? "\(c.name) (canary)" : c.name) }
+    exit(0)
+}
+guard args.first == "run" else {
+    print("usage: rampart-ctgrind list | run [CASE...]   (under valgrind --tool=memcheck)")
+    exit(2)
+}
+let wanted = Set(args.dropFirst())
+let unknown = wanted.subtracting(cases.map(\.name))
+if !unknown.isEmpty {
+    print("unknown case(s): \(unknown.sorted().joined(separator: ", "))")
+    exit(2)
+}
+let underValgrind = rampart_ct_running_on_valgrind() != 0
+if !underValgrind {
+    print("note: not running under valgrind: results are checked, constant time is not")
+}
+CTGrind.declassifyHook = { p, n in rampart_ct_public(p, n) }
+print("kernels: \(CPU.features.description.isEmpty ? "none (portable)" : CPU.features.description)")
+
+var failed: [String] = []
+for c in cases where wanted.isEmpty || wanted.contains(c.name) {
+    let before = rampart_ct_error_count()
+    var note = ""
+    do { try c.body() } catch { note = " error: \(error)"; failed.append(c.name) }
+    let errors = rampart_ct_error_count() - before
+    var verdict = errors == 0 ? "clean" : "\(errors) error(s)"
+    if underValgrind {
+        if c.canary {
+            verdict += errors > 0 ? " (canary: reported, as it must be)" : " (canary NOT reported: the check is broken)"
+            if errors == 0 { failed.append(c.name) }
+        } else if errors > 0 {
+            failed.append(c.name)
+        }
+    }
+    print("\(c.name): \(verdict)\(note)")
+}
+if failed.isEmpty {
+    print(underValgrind ? "ctgrind: all cases clean, canaries reported" : "ctgrind: all cases computed correct results")
+    exit(0)
+}
+print("ctgrind: FAILED: \(failed.joined(separator: ", "))")
+exit(1)

@@ -155,5 +155,7 @@ func infoCommand(_ args: [String]) {
     print("CPU: \(CPU.modelName)")
     print("features: \(CPU.detected)")
     print("portable forced: \(CPU.forcePortable)")
+    if !CPU.disabledFeatures.isEmpty { print("disabled: \(CPU.disabledFeatures.sorted().joined(separator: ","))") }
+    print("kernels use: \(CPU.features)")
     print(Reference.summary)
 }

@@ -57,6 +57,23 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(limbs: l)
     }
 
+    /// The value of fixed-width limbs that hold a secret (the result of a constant-time
+    /// computation): the number of significant limbs is found without a branch on the limbs and is
+    /// then declassified, since a returned number's length is public by design (a `BigUInt` has no
+    /// other form). The limbs themselves are copied, never inspected.
+    init(secretLimbs l: [UInt64]) {
+        var count: UInt64 = 0
+        for i in 0..<l.count {
+            let nonzero = ~ConstantTime.isZeroMaskBarrier(l[i])
+            count = ConstantTime.select(nonzero, UInt64(i + 1), count)
+        }
+        // Public by design: the length of the returned number.
+        limbs = Array(l[0..<Int(declassified(count))])
+    }
+
+    /// Calls `body` with the bytes of the limbs (for the constant-time checker, which marks them).
+    package func withUnsafeLimbBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R { limbs.withUnsafeBytes(body) }
+
     @inlinable internal mutating func normalize() {
         while let last = limbs.last, last == 0 { limbs.removeLast() }
     }

@@ -1,7 +1,16 @@
-// Constant-time comparison and selection helpers.
+// Constant-time comparison and selection helpers, and the declassification points.
 //
 // Every function here runs in time that depends only on the *lengths* of its inputs, never on their
 // contents: no early exit, no secret-dependent branch, no secret-indexed memory access.
+//
+// Constant time is checked mechanically (Scripts/ctgrind.sh): `rampart-ctgrind` marks secrets as
+// undefined for valgrind's memcheck and runs every secret-handling operation; any branch or address
+// that depends on them is an error. The few values that are public by design (a comparison's
+// outcome, an authenticated plaintext, the length of a returned number) pass through
+// `declassify`/`declassified`, which tell the checker and cost one load of a nil hook otherwise.
+// `grep -rn "declassif" Sources` lists every such point, each with its reason.
+
+package import RampartBarrier
 
 /// Constant-time helpers for comparing and selecting secret bytes.
 public enum ConstantTime {
@@ -14,7 +23,9 @@ public enum ConstantTime {
     @inlinable
     public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
-        return difference(a, b) == 0
+        // Public by design: whether two secrets are equal (a tag check's accept/reject) is the
+        // caller's answer; how they differ is not released.
+        return declassified(difference(a, b)) == 0
     }
 
     /// Compares two byte collections without an early exit on content.
@@ -54,6 +65,14 @@ public enum ConstantTime {
         return nonzero &- 1
     }
 
+    /// Returns all-ones when `x == 0`, all-zeros otherwise, through a value barrier: the optimizer
+    /// cannot tell that the result is a mask, so it cannot turn its uses into branches or
+    /// conditional loads. Use this for masks that select between secret-indexed entries.
+    @inline(__always)
+    package static func isZeroMaskBarrier(_ x: UInt64) -> UInt64 {
+        valueBarrier(isZeroMask(x))
+    }
+
     /// Selects `a` when `mask` is all-ones and `b` when it is all-zeros.
     @inlinable @inline(__always)
     public static func select(_ mask: UInt64, _ a: UInt64, _ b: UInt64) -> UInt64 {
@@ -76,3 +95,25 @@ internal func withContiguousBytes<C: Collection<UInt8>, R>(
 /// A carry or comparison bit as a word (0 or 1) without a select. Multi-word arithmetic on secrets
 /// uses this instead of `c ? 1 : 0`, which LLVM sometimes compiles to a conditional jump.
 @usableFromInline @inline(__always) func ctBit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
+
+/// The constant-time checker's hook (set only by `rampart-ctgrind`): marks memory as defined again.
+package enum CTGrind {
+    /// Called with every declassified region; `nil` outside the checker.
+    nonisolated(unsafe) package static var declassifyHook: (@convention(c) (UnsafeRawPointer?, Int) -> Void)? = nil
+}
+
+/// Declares `count` bytes at `p` public from here on (see the file comment). No effect outside the
+/// constant-time checker.
+@usableFromInline @inline(__always)
+func declassify(_ p: UnsafeRawPointer, _ count: Int) {
+    if let hook = CTGrind.declassifyHook { hook(p, count) }
+}
+
+/// `value`, declared public from here on (see the file comment).
+@usableFromInline @inline(__always)
+func declassified<T: BitwiseCopyable>(_ value: T) -> T {
+    guard let hook = CTGrind.declassifyHook else { return value }
+    var v = value
+    withUnsafeMutableBytes(of: &v) { hook(UnsafeRawPointer($0.baseAddress), $0.count) }
+    return v
+}

@@ -41,23 +41,21 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
 
     public init() {}
 
+    /// Every feature with its name, in a fixed order.
+    nonisolated(unsafe) static let all: [(name: String, flag: WritableKeyPath<CPUFeatures, Bool>)] = [
+        ("sha", \.sha), ("aes", \.aes), ("pclmulqdq", \.pclmul), ("ssse3", \.ssse3), ("sse4.1", \.sse41),
+        ("avx2", \.avx2), ("bmi2", \.bmi2), ("adx", \.adx), ("vaes", \.vaes), ("vpclmulqdq", \.vpclmulqdq),
+        ("arm-aes", \.armAES), ("arm-pmull", \.armPMULL), ("arm-sha2", \.armSHA2),
+    ]
+
     /// The names of the features that are present, in a fixed order.
-    public var names: [String] {
-        var n: [String] = []
-        if sha { n.append("sha") }
-        if aes { n.append("aes") }
-        if pclmul { n.append("pclmulqdq") }
-        if ssse3 { n.append("ssse3") }
-        if sse41 { n.append("sse4.1") }
-        if avx2 { n.append("avx2") }
-        if bmi2 { n.append("bmi2") }
-        if adx { n.append("adx") }
-        if vaes { n.append("vaes") }
-        if vpclmulqdq { n.append("vpclmulqdq") }
-        if armAES { n.append("arm-aes") }
-        if armPMULL { n.append("arm-pmull") }
-        if armSHA2 { n.append("arm-sha2") }
-        return n
+    public var names: [String] { CPUFeatures.all.filter { self[keyPath: $0.flag] }.map(\.name) }
+
+    /// These features without the named ones (names as in ``names``; unknown names are ignored).
+    public func removing(_ disabled: Set<String>) -> CPUFeatures {
+        var f = self
+        for (name, flag) in CPUFeatures.all where disabled.contains(name) { f[keyPath: flag] = false }
+        return f
     }
 
     public var description: String { names.joined(separator: " ") }
@@ -83,8 +81,17 @@ public enum CPU {
         return s == "1" || s == "true" || s == "yes"
     }()
 
-    /// The features hardware kernels may use: `detected`, or none when the portable path is forced.
-    public static let features: CPUFeatures = forcePortable ? CPUFeatures() : detected
+    /// Features turned off one by one with `RAMPART_DISABLE_FEATURES` (comma-separated names as in
+    /// ``CPUFeatures/names``, e.g. `sha`: valgrind does not implement SHA-NI, so the constant-time
+    /// check runs with the portable hashes and every other kernel).
+    public static let disabledFeatures: Set<String> = {
+        guard let v = getenv("RAMPART_DISABLE_FEATURES") else { return [] }
+        return Set(String(cString: v).split(separator: ",").map { String($0).trimmingCharacters() })
+    }()
+
+    /// The features hardware kernels may use: `detected` without ``disabledFeatures``, or none when
+    /// the portable path is forced.
+    public static let features: CPUFeatures = forcePortable ? CPUFeatures() : detected.removing(disabledFeatures)
 
     /// The backend new objects use unless told otherwise.
     public static let defaultBackend: Backend = forcePortable ? .portable : .hardware
@@ -181,6 +188,10 @@ public enum CPU {
         #endif
         return f
     }
+}
+
+extension String {
+    fileprivate func trimmingCharacters() -> String { String(Substring(self).trimmingSpaces()) }
 }
 
 extension Substring {

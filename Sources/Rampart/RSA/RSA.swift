@@ -209,6 +209,18 @@ public enum RSA {
             }
         }
 
+        /// Calls `body` with every memory region that holds a secret of this key (for the
+        /// constant-time checker, which marks them).
+        package func withSecretRegions(_ body: (UnsafeRawBufferPointer) -> Void) {
+            let s = secrets
+            for x in [s.d, s.p, s.q, s.dp, s.dq, s.qinv] { x.withUnsafeLimbBytes(body) }
+            for mod in [modP, modQ] {
+                mod.m.withUnsafeBytes(body)
+                mod.rr.withUnsafeBytes(body)
+                mod.one.withUnsafeBytes(body)
+            }
+        }
+
         /// Parses PKCS#1 PEM (`BEGIN RSA PRIVATE KEY`, version 0, two primes).
         ///
         /// - Throws: ``RampartError/invalidDER(_:)``, ``RampartError/invalidRSAKey``.
