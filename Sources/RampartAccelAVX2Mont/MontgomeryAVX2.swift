@@ -22,6 +22,7 @@
 // s = 0...3, read with unaligned loads from the zero-padded slots (never stored to during a pass).
 
 import Swift
+import RampartBarrier
 
 #if arch(x86_64)
 
@@ -177,8 +178,10 @@ public enum MontgomeryAVX2 {
             out[j] = UInt64(truncatingIfNeeded: d)
             borrow = UInt64(truncatingIfNeeded: d >> 64) & 1
         }
-        // x − m < 0 exactly when the top word cannot absorb the borrow.
-        let keepX = 0 &- ((~x[limbs] & borrow) & 1)
+        // x − m < 0 exactly when the top word cannot absorb the borrow. The mask passes a value
+        // barrier: without it LLVM turned the blend into a branch (found by the ctgrind check with a
+        // secret base, as in RSA's fault check).
+        let keepX = valueBarrier(0 &- ((~x[limbs] & borrow) & 1))
         for j in 0..<limbs { out[j] = (keepX & x[j]) | (~keepX & out[j]) }
     }
 

@@ -379,11 +379,14 @@ CTGrind.declassifyHook = { p, n in rampart_ct_public(p, n) }
 print("kernels: \(CPU.features.description.isEmpty ? "none (portable)" : CPU.features.description)")
 
 var failed: [String] = []
+var caseErrors: UInt = 0
+let startErrors = rampart_ct_error_count()
 for c in cases where wanted.isEmpty || wanted.contains(c.name) {
     let before = rampart_ct_error_count()
     var note = ""
     do { try c.body() } catch { note = " error: \(error)"; failed.append(c.name) }
     let errors = rampart_ct_error_count() - before
+    caseErrors += errors
     var verdict = errors == 0 ? "clean" : "\(errors) error(s)"
     if underValgrind {
         if c.canary {
@@ -394,6 +397,12 @@ for c in cases where wanted.isEmpty || wanted.contains(c.name) {
         }
     }
     print("\(c.name): \(verdict)\(note)")
+}
+// Errors outside the cases (before the first one, or between them) fail the run too.
+let outside = startErrors + (rampart_ct_error_count() - startErrors - caseErrors)
+if underValgrind && outside > 0 {
+    print("errors outside the cases: \(outside)")
+    failed.append("(outside the cases)")
 }
 if failed.isEmpty {
     print(underValgrind ? "ctgrind: all cases clean, canaries reported" : "ctgrind: all cases computed correct results")

@@ -423,6 +423,16 @@ enum LimbMath {
         }
     }
 
+    /// The low `count` bytes of the little-endian limbs `l`, big-endian (left-padded with zeros when
+    /// the limbs are shorter): fixed positions, no branch on the values.
+    static func bigEndianBytes(_ l: [UInt64], count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        for k in 0..<min(count, l.count * 8) {
+            out[count - 1 - k] = UInt8(truncatingIfNeeded: l[k >> 3] >> (UInt64(k & 7) * 8))
+        }
+        return out
+    }
+
     /// Knuth D: `u / v` with `v.count ≥ 2`, `v` normalised (top limb nonzero), `u ≥ v`.
     static func divide(_ u: [UInt64], _ v: [UInt64]) -> ([UInt64], [UInt64]) {
         let n = v.count, m = u.count - n

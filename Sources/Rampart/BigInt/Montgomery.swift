@@ -10,59 +10,102 @@
 internal import RampartAccelBMI2
 internal import RampartAccelAVX2Mont
 #endif
+internal import RampartBarrier
 
 /// An odd modulus `m > 1` with its Montgomery constants, for modular multiplication and
 /// exponentiation.
 ///
-/// Building one costs a division (for `R² mod m`); keep it when doing several operations with one
-/// modulus. The modulus itself is public: its size and value may influence timing; exponents passed
-/// to ``constantTimePower(_:_:)`` never do (beyond their limb count).
+/// Building one costs about 64 modular doublings and a dozen Montgomery squarings, all constant
+/// time in the value of `m` (only its limb count shows): a secret modulus (an RSA prime) may be
+/// used. The limbs of `m` and its constants live in one allocation owned by the modulus and wiped
+/// when the last copy is released. Exponents passed to ``constantTimePower(_:_:)`` never influence
+/// timing (beyond their limb count); ``publicPower(_:_:)`` is for public exponents.
 public struct Modulus: Sendable {
-    /// The modulus `m`.
-    public let value: BigUInt
-    /// The limbs of `m` (exactly `limbCount` of them).
-    @usableFromInline let m: [UInt64]
+    /// The limbs of m and its constants: `m (n) | R² mod m (n) | R mod m (n) | [R'² mod m (n)]`.
+    /// Owned (never shared with a caller's array) and wiped on release.
+    final class Storage: @unchecked Sendable {
+        // Immutable after init.
+        let base: UnsafeMutablePointer<UInt64>
+        let count: Int
+
+        init(count: Int) {
+            self.count = count
+            base = .allocate(capacity: count)
+            base.initialize(repeating: 0, count: count)
+        }
+
+        deinit {
+            secureZero(UnsafeMutableRawBufferPointer(start: base, count: count * 8))
+            base.deallocate()
+        }
+    }
+
+    let storage: Storage
     /// The number of 64-bit limbs of `m`.
     public let limbCount: Int
     /// `-m⁻¹ mod 2⁶⁴`.
-    @usableFromInline let m0inv: UInt64
-    /// `R² mod m` (n limbs).
-    @usableFromInline let rr: [UInt64]
-    /// `R mod m`, the Montgomery form of 1 (n limbs).
-    @usableFromInline let one: [UInt64]
-    /// `2^4256 mod m` (the R'² of the AVX2 kernel's radix-2^28 form, 32 limbs) for 2048-bit moduli on
-    /// processors with AVX2; empty otherwise.
-    @usableFromInline let rrAVX2: [UInt64]
+    let m0inv: UInt64
+    /// Whether `R'² mod m` for the AVX2 kernel's radix-2^28 form is present (2048-bit moduli on
+    /// processors with AVX2).
+    let hasAVX2Constants: Bool
 
-    /// Prepares Montgomery arithmetic modulo `m`.
+    /// The limbs of `m` (exactly `limbCount` of them).
+    var m: UnsafePointer<UInt64> { UnsafePointer(storage.base) }
+    /// `R² mod m` (n limbs), R = 2^(64n).
+    var rr: UnsafePointer<UInt64> { UnsafePointer(storage.base + limbCount) }
+    /// `R mod m`, the Montgomery form of 1 (n limbs).
+    var one: UnsafePointer<UInt64> { UnsafePointer(storage.base + 2 * limbCount) }
+    /// `2^4256 mod m` (the R'² of the AVX2 kernel, 32 limbs), when ``hasAVX2Constants``.
+    var rrAVX2: UnsafePointer<UInt64> { UnsafePointer(storage.base + 3 * limbCount) }
+
+    /// The modulus `m` (a new value each time: the caller owns and may wipe it).
+    public var value: BigUInt { BigUInt(limbs: Array(UnsafeBufferPointer(start: m, count: limbCount))) }
+
+    /// Prepares Montgomery arithmetic modulo `m`, in constant time with respect to the value of `m`
+    /// (its limb count is public), so `m` may be secret. The limbs are copied; the caller's value is
+    /// not retained.
     ///
     /// - Throws: ``RampartError/invalidModulus`` when `m` is even, zero or one.
     public init(_ m: BigUInt) throws(RampartError) {
-        guard m.isOdd, m.bitWidth > 1 else { throw .invalidModulus }
-        value = m
-        self.m = m.limbs
+        // Public by design: whether the modulus is usable (odd and above one).
+        guard declassified(m.isOdd && (m.limbs.count > 1 || m.low64 > 1)) else { throw .invalidModulus }
         let n = m.limbs.count
         limbCount = n
+        #if arch(x86_64)
+        hasAVX2Constants = n == MontgomeryAVX2.limbs && CPU.detected.avx2
+        #else
+        hasAVX2Constants = false
+        #endif
+        storage = Storage(count: (hasAVX2Constants ? 4 : 3) * n)
+        let base = storage.base
+        m.limbs.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: n) }
         // Newton iteration for m0^-1 mod 2^64: each step doubles the number of correct bits (x = m0
         // is right to 3 bits for odd m0).
         let m0 = m.limbs[0]
         var x = m0
         for _ in 0..<5 { x = x &* (2 &- m0 &* x) }
         m0inv = 0 &- x
-        let r2 = (BigUInt(1) << (128 * n))
-        rr = Modulus.padded(try r2.remainder(dividingBy: m), n)
-        one = Modulus.padded(try (BigUInt(1) << (64 * n)).remainder(dividingBy: m), n)
-        #if arch(x86_64)
-        if n == MontgomeryAVX2.limbs && CPU.detected.avx2 {
-            rrAVX2 = Modulus.padded(try (BigUInt(1) << (2 * MontgomeryAVX2.montgomeryBits)).remainder(dividingBy: m), n)
-        } else {
-            rrAVX2 = []
+        let inv = m0inv, avx2 = hasAVX2Constants
+        Modulus.withWorkspace(limbs: 2 * n + 2) { ws in
+            let tmp = ws, t = ws + n
+            let pm = UnsafePointer(base), rr = base + n, one = base + 2 * n
+            // R mod m: 2^(64(n−1)) is below m (the top limb of m is not zero and m is odd, so m is not
+            // that power of two), then 64 constant-time doublings.
+            one[n - 1] = n > 1 ? 1 : 0
+            one[0] |= n > 1 ? 0 : 1
+            for _ in 0..<64 { Montgomery.doubleMod(one, pm, n, tmp) }
+            // R² mod m and R'² mod m are the Montgomery forms of 2^(64n) and 2^(4256 − 2048).
+            Montgomery.montgomeryPowerOfTwo(64 * n, into: rr, one: one, pm, n, inv, tmp, t)
+            #if arch(x86_64)
+            if avx2 {
+                Montgomery.montgomeryPowerOfTwo(2 * MontgomeryAVX2.montgomeryBits - 64 * n, into: base + 3 * n,
+                                                one: one, pm, n, inv, tmp, t)
+            }
+            #endif
         }
-        #else
-        rrAVX2 = []
-        #endif
     }
 
+    /// Copies `x` into `n` limbs (zero-extended; `x` must fit).
     @usableFromInline static func padded(_ x: BigUInt, _ n: Int) -> [UInt64] {
         var l = x.limbs
         if l.count < n { l += [UInt64](repeating: 0, count: n - l.count) }
@@ -70,48 +113,82 @@ public struct Modulus: Sendable {
     }
 
     /// The bit length of the modulus.
-    public var bitWidth: Int { value.bitWidth }
+    public var bitWidth: Int {
+        withExtendedLifetime(storage) { limbCount * 64 - m[limbCount - 1].leadingZeroBitCount }
+    }
 
     /// `x mod m` (variable time in `x`).
     public func reduce(_ x: BigUInt) -> BigUInt {
         (try? x.remainder(dividingBy: value)) ?? BigUInt()
     }
 
-    /// `a · b mod m` (inputs reduced first).
-    public func multiply(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
-        let ra = Modulus.padded(reduce(a), limbCount), rb = Modulus.padded(reduce(b), limbCount)
-        var out = [UInt64](repeating: 0, count: limbCount)
-        withWorkspace(limbs: 3 * limbCount + 2) { ws in
-            let t = ws, tmp = ws + limbCount + 2
-            ra.withUnsafeBufferPointer { pa in rb.withUnsafeBufferPointer { pb in
-                rr.withUnsafeBufferPointer { prr in out.withUnsafeMutableBufferPointer { po in
-                    m.withUnsafeBufferPointer { pm in
-                        let n = limbCount
-                        Montgomery.mul(tmp, pa.baseAddress!, pb.baseAddress!, pm.baseAddress!, n, m0inv, t)  // a·b/R
-                        Montgomery.mul(po.baseAddress!, tmp, prr.baseAddress!, pm.baseAddress!, n, m0inv, t) // a·b
-                    }
-                } }
-            } }
-        }
-        return BigUInt(limbs: out)
-    }
-
-    /// `base^exponent mod m` in time independent of the exponent's value (only its limb count,
-    /// `exponent.limbCount`, and the modulus may show). Fixed 4- or 5-bit window; every table entry
-    /// is read for every window, selected with masks. Use this for secret exponents.
-    ///
-    /// The base is reduced with a variable-time division when it is not below `m`.
-    public func constantTimePower(_ base: BigUInt, _ exponent: BigUInt) -> BigUInt {
-        let b = Modulus.padded(reduce(base), limbCount)
-        var out = [UInt64](repeating: 0, count: limbCount)
-        exponent.limbs.withUnsafeBufferPointer { e in
-            b.withUnsafeBufferPointer { pb in
+    /// `x mod m` as n limbs, constant time in the value of `x` (its limb count shows): a value of at
+    /// most n limbs enters Montgomery form directly; a longer one goes through ``reduceCT(_:)``.
+    func reducedLimbs(_ x: BigUInt) -> [UInt64] {
+        let n = limbCount
+        if x.limbs.count <= n {
+            // x < R: x·R² / R = x·R mod m, then · 1 / R.
+            var out = Modulus.padded(x, n)
+            withWorkspace(limbs: 2 * n + 2) { ws in
+                let unit = ws, t = ws + n
+                unit[0] = 1
                 out.withUnsafeMutableBufferPointer { po in
-                    powerCT(po.baseAddress!, pb.baseAddress!, e.baseAddress, e.count)
+                    Montgomery.mul(po.baseAddress!, po.baseAddress!, rr, m, n, m0inv, t)
+                    Montgomery.mul(po.baseAddress!, po.baseAddress!, unit, m, n, m0inv, t)
                 }
             }
+            return out
         }
-        return BigUInt(limbs: out)
+        return reduceCT(x.limbs)
+    }
+
+    /// `a · b mod m` (inputs reduced first, in constant time for their limb counts).
+    public func multiply(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
+        var ra = reducedLimbs(a), rb = reducedLimbs(b)
+        defer {
+            ra.withUnsafeMutableBytes { secureZero($0) }
+            rb.withUnsafeMutableBytes { secureZero($0) }
+        }
+        var out = multiplyCT(ra, rb)
+        defer { out.withUnsafeMutableBytes { secureZero($0) } }
+        return BigUInt(secretLimbs: out)
+    }
+
+    /// `base^exponent mod m` in time independent of the values of base and exponent (only their
+    /// limb counts and the modulus may show). Fixed 4- or 5-bit window; every table entry is read
+    /// for every window and selected with masks the optimizer cannot see through. Use this for
+    /// secret exponents and secret bases.
+    ///
+    /// The result's limb count is public (it is a `BigUInt`); ``constantTimePower(_:_:byteCount:)``
+    /// returns fixed-width bytes instead.
+    public func constantTimePower(_ base: BigUInt, _ exponent: BigUInt) -> BigUInt {
+        var out = constantTimePowerLimbs(base, exponent)
+        defer { out.withUnsafeMutableBytes { secureZero($0) } }
+        return BigUInt(secretLimbs: out)
+    }
+
+    /// `base^exponent mod m` as exactly `byteCount` big-endian bytes (left-padded with zeros), in
+    /// time independent of the values of base and exponent: the form Diffie-Hellman and RSA need
+    /// (no length of the result shows).
+    ///
+    /// - Throws: ``RampartError/invalidOutputLength`` when `byteCount` is smaller than the
+    ///   modulus's byte length.
+    public func constantTimePower(_ base: BigUInt, _ exponent: BigUInt, byteCount: Int) throws(RampartError) -> [UInt8] {
+        guard byteCount >= (bitWidth + 7) / 8 else { throw .invalidOutputLength }
+        var out = constantTimePowerLimbs(base, exponent)
+        defer { out.withUnsafeMutableBytes { secureZero($0) } }
+        return LimbMath.bigEndianBytes(out, count: byteCount)
+    }
+
+    /// `base^exponent mod m` as n limbs (see ``constantTimePower(_:_:)``).
+    func constantTimePowerLimbs(_ base: BigUInt, _ exponent: BigUInt) -> [UInt64] {
+        var out = reducedLimbs(base)
+        exponent.limbs.withUnsafeBufferPointer { e in
+            out.withUnsafeMutableBufferPointer { po in
+                powerCT(po.baseAddress!, po.baseAddress!, e.baseAddress, e.count)
+            }
+        }
+        return out
     }
 
     /// `base^exponent mod m` with a sliding window, in time that depends on the exponent: only for
@@ -133,6 +210,11 @@ public struct Modulus: Sendable {
 
     /// Runs `body` with a zeroed heap buffer of `limbs` 64-bit words, wiped and freed afterwards.
     @usableFromInline func withWorkspace<R>(limbs count: Int, _ body: (UnsafeMutablePointer<UInt64>) -> R) -> R {
+        withExtendedLifetime(storage) { Modulus.withWorkspace(limbs: count, body) }
+    }
+
+    /// Runs `body` with a zeroed heap buffer of `limbs` 64-bit words, wiped and freed afterwards.
+    @usableFromInline static func withWorkspace<R>(limbs count: Int, _ body: (UnsafeMutablePointer<UInt64>) -> R) -> R {
         let p = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
         p.initialize(repeating: 0, count: count)
         defer {
@@ -145,8 +227,8 @@ public struct Modulus: Sendable {
     /// The Montgomery window width for an exponent of `limbs` limbs.
     static func window(forExponentLimbs limbs: Int) -> Int { limbs > 8 ? 5 : 4 }
 
-    /// `out = base^exp mod m`, constant time in the exponent bits. `base` is n limbs and `< m`;
-    /// `out` may alias `base`.
+    /// `out = base^exp mod m`, constant time in the values of base and exponent. `base` is n limbs
+    /// (any value below R); `out` may alias `base`.
     func powerCT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
                  _ exp: UnsafePointer<UInt64>?, _ expLimbs: Int) {
         let n = limbCount
@@ -161,27 +243,25 @@ public struct Modulus: Sendable {
         // Layout: table (size·n) | acc (n) | sel (n) | t (n + 2)
         withWorkspace(limbs: size * n + 3 * n + 2) { ws in
             let table = ws, acc = ws + size * n, sel = acc + n, t = sel + n
-            m.withUnsafeBufferPointer { pmb in rr.withUnsafeBufferPointer { prr in one.withUnsafeBufferPointer { pone in
-                let pm = pmb.baseAddress!
-                table.update(from: pone.baseAddress!, count: n)
-                Montgomery.mul(table + n, base, prr.baseAddress!, pm, n, m0inv, t)  // x·R
-                for k in 2..<size {
-                    Montgomery.mul(table + k * n, table + (k - 1) * n, table + n, pm, n, m0inv, t)
-                }
-                let totalBits = expLimbs * 64
-                var pos = totalBits - (totalBits % w == 0 ? w : totalBits % w)
-                Montgomery.select(acc, table, size, n, Montgomery.bits(exp, pos, totalBits - pos))
-                while pos > 0 {
-                    pos -= w
-                    for _ in 0..<w { Montgomery.square(acc, acc, pm, n, m0inv, t) }
-                    Montgomery.select(sel, table, size, n, Montgomery.bits(exp, pos, w))
-                    Montgomery.mul(acc, acc, sel, pm, n, m0inv, t)
-                }
-                // Leave Montgomery form: acc · 1 / R.
-                sel.update(repeating: 0, count: n)
-                sel[0] = 1
-                Montgomery.mul(out, acc, sel, pm, n, m0inv, t)
-            } } }
+            let pm = m
+            table.update(from: one, count: n)
+            Montgomery.mul(table + n, base, rr, pm, n, m0inv, t)  // x·R
+            for k in 2..<size {
+                Montgomery.mul(table + k * n, table + (k - 1) * n, table + n, pm, n, m0inv, t)
+            }
+            let totalBits = expLimbs * 64
+            var pos = totalBits - (totalBits % w == 0 ? w : totalBits % w)
+            Montgomery.select(acc, table, size, n, Montgomery.bits(exp, pos, totalBits - pos))
+            while pos > 0 {
+                pos -= w
+                for _ in 0..<w { Montgomery.square(acc, acc, pm, n, m0inv, t) }
+                Montgomery.select(sel, table, size, n, Montgomery.bits(exp, pos, w))
+                Montgomery.mul(acc, acc, sel, pm, n, m0inv, t)
+            }
+            // Leave Montgomery form: acc · 1 / R.
+            sel.update(repeating: 0, count: n)
+            sel[0] = 1
+            Montgomery.mul(out, acc, sel, pm, n, m0inv, t)
         }
     }
 
@@ -194,7 +274,7 @@ public struct Modulus: Sendable {
         if let exp { while el > 0 && exp[el - 1] == 0 { el -= 1 } }
         guard let exp, el > 0 else {
             if montgomeryOut {
-                one.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: n) }
+                withExtendedLifetime(storage) { out.update(from: one, count: n) }
             } else {
                 out.update(repeating: 0, count: n)
                 out[0] = 1
@@ -202,13 +282,11 @@ public struct Modulus: Sendable {
             return
         }
         #if arch(x86_64)
-        if Montgomery.useAVX2 && !rrAVX2.isEmpty {
+        if Montgomery.useAVX2 && hasAVX2Constants {
             powerVTAVX2(out, base, exp, el)
             if montgomeryOut {
                 withWorkspace(limbs: n + 2) { t in
-                    m.withUnsafeBufferPointer { pm in rr.withUnsafeBufferPointer { prr in
-                        Montgomery.mul(out, out, prr.baseAddress!, pm.baseAddress!, n, m0inv, t)
-                    } }
+                    Montgomery.mul(out, out, rr, m, n, m0inv, t)
                 }
             }
             return
@@ -221,9 +299,9 @@ public struct Modulus: Sendable {
         let odd = 1 << (w - 1)   // table of x, x^3, ..., x^(2^w - 1)
         withWorkspace(limbs: odd * n + 3 * n + 2) { ws in
             let table = ws, acc = ws + odd * n, x2 = acc + n, t = x2 + n
-            m.withUnsafeBufferPointer { pmb in rr.withUnsafeBufferPointer { prr in
-                let pm = pmb.baseAddress!
-                Montgomery.mul(table, base, prr.baseAddress!, pm, n, m0inv, t)
+            do {
+                let pm = m
+                Montgomery.mul(table, base, rr, pm, n, m0inv, t)
                 if odd > 1 {
                     Montgomery.square(x2, table, pm, n, m0inv, t)
                     for k in 1..<odd { Montgomery.mul(table + k * n, table + (k - 1) * n, x2, pm, n, m0inv, t) }
@@ -257,7 +335,7 @@ public struct Modulus: Sendable {
                     x2[0] = 1
                     Montgomery.mul(out, acc, x2, pm, n, m0inv, t)
                 }
-            } }
+            }
         }
     }
 }
@@ -269,16 +347,14 @@ extension Modulus {
     func powerVTAVX2(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
                      _ exp: UnsafePointer<UInt64>, _ el: Int) {
         withWorkspace(limbs: MontgomeryAVX2.workspaceLanes) { ws in
-            m.withUnsafeBufferPointer { pm in rrAVX2.withUnsafeBufferPointer { prr in
-                MontgomeryAVX2.powerVT(out, base, exp, el, pm.baseAddress!, m0inv, prr.baseAddress!, ws)
-            } }
+            MontgomeryAVX2.powerVT(out, base, exp, el, m, m0inv, rrAVX2, ws)
         }
     }
 
     /// Testing hook: `base^exponent mod m` through the AVX2 kernel, or nil where it does not run
     /// (not 32 limbs, no AVX2). `base < m`.
     @_spi(Testing) public func publicPowerAVX2(_ base: BigUInt, _ exponent: BigUInt) -> BigUInt? {
-        guard !rrAVX2.isEmpty, base < value else { return nil }
+        guard hasAVX2Constants, base < value else { return nil }
         let b = Modulus.padded(base, limbCount)
         var el = exponent.limbs.count
         while el > 0 && exponent.limbs[el - 1] == 0 { el -= 1 }
@@ -293,14 +369,14 @@ extension Modulus {
     /// Testing hook: `a · b · 2^−2128 mod m` through the AVX2 kernel's multiplication, or nil where
     /// it does not run. `a, b < m`.
     @_spi(Testing) public func montgomeryProductAVX2(_ a: BigUInt, _ b: BigUInt) -> BigUInt? {
-        guard !rrAVX2.isEmpty, a < value, b < value else { return nil }
+        guard hasAVX2Constants, a < value, b < value else { return nil }
         let pa = Modulus.padded(a, limbCount), pb = Modulus.padded(b, limbCount)
         var out = [UInt64](repeating: 0, count: limbCount)
         withWorkspace(limbs: MontgomeryAVX2.workspaceLanes) { ws in
             pa.withUnsafeBufferPointer { xa in pb.withUnsafeBufferPointer { xb in
-                m.withUnsafeBufferPointer { pm in out.withUnsafeMutableBufferPointer { po in
-                    MontgomeryAVX2.mul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, pm.baseAddress!, m0inv, ws)
-                } }
+                out.withUnsafeMutableBufferPointer { po in
+                    MontgomeryAVX2.mul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv, ws)
+                }
             } }
         }
         return BigUInt(limbs: out)
@@ -361,14 +437,46 @@ enum Montgomery {
         return Int(truncatingIfNeeded: v & ((1 << UInt64(w)) - 1))
     }
 
-    /// `out = table[index]` reading every entry (constant time in `index`).
-    @inline(__always)
+    /// `out = table[index]` reading every entry (constant time in `index`): a gather in the style of
+    /// OpenSSL's `BN_mod_exp_mont_consttime` and Go's bigmod, with each entry's mask passed through a
+    /// value barrier. Without the barrier LLVM saw that the mask is `k == index` and compiled the loop
+    /// into `cmp k, index; jne` with the entry read only when it matched (a secret-dependent branch
+    /// and load, found by the ctgrind check).
+    @inline(never)
     static func select(_ out: UnsafeMutablePointer<UInt64>, _ table: UnsafePointer<UInt64>, _ size: Int, _ n: Int, _ index: Int) {
         out.update(repeating: 0, count: n)
         for k in 0..<size {
-            let mask = ConstantTime.isZeroMask(UInt64(truncatingIfNeeded: k ^ index))
+            let mask = ConstantTime.isZeroMaskBarrier(UInt64(truncatingIfNeeded: k ^ index))
             let e = table + k * n
             for j in 0..<n { out[j] |= e[j] & mask }
+        }
+    }
+
+    /// `x = 2·x mod m` for `x < m` (n limbs), constant time. `t` is n limbs of scratch.
+    static func doubleMod(_ x: UnsafeMutablePointer<UInt64>, _ m: UnsafePointer<UInt64>, _ n: Int,
+                          _ t: UnsafeMutablePointer<UInt64>) {
+        var carry: UInt64 = 0
+        for j in 0..<n {
+            let v = x[j]
+            t[j] = (v << 1) | carry
+            carry = v >> 63
+        }
+        subtractIfAtLeast(x, t, carry, m, n)
+    }
+
+    /// `out = 2^k · R mod m` (the Montgomery form of 2^k) from `one = R mod m`, by left-to-right
+    /// square-and-double over the bits of the public `k`: constant time in the value of m.
+    /// `tmp` is n limbs and `t` n + 2 limbs of scratch.
+    static func montgomeryPowerOfTwo(_ k: Int, into out: UnsafeMutablePointer<UInt64>, one: UnsafePointer<UInt64>,
+                                     _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64,
+                                     _ tmp: UnsafeMutablePointer<UInt64>, _ t: UnsafeMutablePointer<UInt64>) {
+        out.update(from: one, count: n)
+        guard k > 0 else { return }
+        var bit = Int.bitWidth - 1 - k.leadingZeroBitCount
+        while bit >= 0 {
+            square(out, out, m, n, m0inv, t)
+            if (k >> bit) & 1 == 1 { doubleMod(out, m, n, tmp) }
+            bit -= 1
         }
     }
 
@@ -483,8 +591,9 @@ enum Montgomery {
             r[j] = UInt64(truncatingIfNeeded: d)
             borrow = UInt64(truncatingIfNeeded: d >> 64) & 1
         }
-        // The subtraction went negative exactly when top < borrow (top, borrow ∈ {0, 1}).
-        let keepT = 0 &- ((~top & borrow) & 1)
+        // The subtraction went negative exactly when top < borrow (top, borrow ∈ {0, 1}). The mask
+        // passes a value barrier so that the selection below stays a masked blend.
+        let keepT = valueBarrier(0 &- ((~top & borrow) & 1))
         for j in 0..<n { r[j] = ConstantTime.select(keepT, t[j], r[j]) }
     }
 }
@@ -498,13 +607,13 @@ extension Modulus {
         var out = [UInt64](repeating: 0, count: limbCount)
         withWorkspace(limbs: limbCount + 2) { t in
             a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in
-                m.withUnsafeBufferPointer { pm in out.withUnsafeMutableBufferPointer { po in
+                out.withUnsafeMutableBufferPointer { po in
                     if backend == .portable {
-                        Montgomery.mulPortable(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                        Montgomery.mulPortable(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, m, limbCount, m0inv, t)
                     } else {
-                        Montgomery.mul(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                        Montgomery.mul(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, m, limbCount, m0inv, t)
                     }
-                } }
+                }
             } }
         }
         return BigUInt(limbs: out)
@@ -517,13 +626,13 @@ extension Modulus {
         var out = [UInt64](repeating: 0, count: limbCount)
         withWorkspace(limbs: limbCount + 2) { t in
             a.withUnsafeBufferPointer { pa in
-                m.withUnsafeBufferPointer { pm in out.withUnsafeMutableBufferPointer { po in
+                out.withUnsafeMutableBufferPointer { po in
                     if backend == .portable {
-                        Montgomery.squarePortable(po.baseAddress!, pa.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                        Montgomery.squarePortable(po.baseAddress!, pa.baseAddress!, m, limbCount, m0inv, t)
                     } else {
-                        Montgomery.square(po.baseAddress!, pa.baseAddress!, pm.baseAddress!, limbCount, m0inv, t)
+                        Montgomery.square(po.baseAddress!, pa.baseAddress!, m, limbCount, m0inv, t)
                     }
-                } }
+                }
             }
         }
         return BigUInt(limbs: out)

@@ -93,27 +93,34 @@ extension BigUInt {
         // Below 2048^2 no composite survives trial division by every prime below 2048.
         if bitWidth <= 22 && low64 < 2048 * 2048 { return true }
         guard let mod = try? Modulus(self) else { return false }
+        return withExtendedLifetime(mod) { millerRabin(mod, rounds: rounds, using: &rng, secret: secret) }
+    }
+
+    private func millerRabin<R: RandomNumberGenerator>(_ mod: Modulus, rounds: Int, using rng: inout R, secret: Bool) -> Bool {
         let n = mod.limbCount
         // n − 1 = d · 2^s
-        let nMinus1 = (try? self - BigUInt(1)) ?? BigUInt()
+        var nMinus1 = (try? self - BigUInt(1)) ?? BigUInt()
         let s = nMinus1.trailingZeroBitCount
         var d = nMinus1 >> s
-        defer { d.wipe() }
-        let dl = Modulus.padded(d, d.limbs.count)
+        nMinus1.wipe()
+        var dl = Modulus.padded(d, d.limbs.count)
+        d.wipe()
+        defer { dl.withUnsafeMutableBytes { secureZero($0) } }
         // Montgomery forms of 1 and −1 (= m − R mod m).
-        let one = mod.one
+        let one = mod.one, pm = mod.m
         var minusOne = [UInt64](repeating: 0, count: n)
         var borrow: UInt64 = 0
         for j in 0..<n {
-            let (d1, o1) = mod.m[j].subtractingReportingOverflow(one[j])
+            let (d1, o1) = pm[j].subtractingReportingOverflow(one[j])
             let (d2, o2) = d1.subtractingReportingOverflow(borrow)
             minusOne[j] = d2
             borrow = ctBit(o1) &+ ctBit(o2)
         }
+        defer { minusOne.withUnsafeMutableBytes { secureZero($0) } }
         let baseBound = (try? self - BigUInt(3)) ?? BigUInt(1)   // bases 2 ... n − 2
         return mod.withWorkspace(limbs: 4 * n + 2) { ws in
             let x = ws, a = ws + n, tmp = a + n, t = tmp + n
-            func equal(_ p: UnsafePointer<UInt64>, _ q: [UInt64]) -> Bool {
+            func equal(_ p: UnsafePointer<UInt64>, _ q: UnsafePointer<UInt64>) -> Bool {
                 for j in 0..<n where p[j] != q[j] { return false }
                 return true
             }
@@ -125,19 +132,18 @@ extension BigUInt {
                     if secret {
                         // Constant-time exponentiation, then into Montgomery form for the comparisons.
                         mod.powerCT(x, a, e.baseAddress, e.count)
-                        mod.rr.withUnsafeBufferPointer { prr in mod.m.withUnsafeBufferPointer { pm in
-                            Montgomery.mul(x, x, prr.baseAddress!, pm.baseAddress!, n, mod.m0inv, t)
-                        } }
+                        Montgomery.mul(x, x, mod.rr, pm, n, mod.m0inv, t)
                     } else {
                         mod.powerVT(x, a, e.baseAddress, e.count, montgomeryOut: true)
                     }
                 }
-                if equal(x, one) || equal(x, minusOne) { continue }
+                let isMinusOne = minusOne.withUnsafeBufferPointer { equal(x, $0.baseAddress!) }
+                if equal(x, one) || isMinusOne { continue }
                 var witness = true
-                mod.m.withUnsafeBufferPointer { pm in
+                minusOne.withUnsafeBufferPointer { mo in
                     for _ in 1..<Swift.max(s, 1) {
-                        Montgomery.square(x, x, pm.baseAddress!, n, mod.m0inv, t)
-                        if equal(x, minusOne) { witness = false; break }
+                        Montgomery.square(x, x, pm, n, mod.m0inv, t)
+                        if equal(x, mo.baseAddress!) { witness = false; break }
                         if equal(x, one) { break }  // nontrivial square root of 1: composite
                     }
                 }

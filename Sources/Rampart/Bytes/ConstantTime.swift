@@ -105,13 +105,13 @@ package enum CTGrind {
 /// Declares `count` bytes at `p` public from here on (see the file comment). No effect outside the
 /// constant-time checker.
 @usableFromInline @inline(__always)
-func declassify(_ p: UnsafeRawPointer, _ count: Int) {
+package func declassify(_ p: UnsafeRawPointer, _ count: Int) {
     if let hook = CTGrind.declassifyHook { hook(p, count) }
 }
 
 /// `value`, declared public from here on (see the file comment).
 @usableFromInline @inline(__always)
-func declassified<T: BitwiseCopyable>(_ value: T) -> T {
+package func declassified<T: BitwiseCopyable>(_ value: T) -> T {
     guard let hook = CTGrind.declassifyHook else { return value }
     var v = value
     withUnsafeMutableBytes(of: &v) { hook(UnsafeRawPointer($0.baseAddress), $0.count) }

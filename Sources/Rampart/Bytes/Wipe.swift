@@ -18,6 +18,35 @@ nonisolated(unsafe) public var secureZeroImplementation: (UnsafeMutableRawPointe
     p.initializeMemory(as: UInt8.self, repeating: 0, count: n)
 }
 
+/// The limbs of a secret number, in one allocation owned by this object (never shared with an
+/// array, so no copy-on-write copy can escape the wipe), zeroed and freed when it is released.
+final class SecretLimbs: @unchecked Sendable {
+    // Immutable after init (the limbs are written only there).
+    let base: UnsafeMutablePointer<UInt64>
+    /// The number of limbs (public).
+    let count: Int
+
+    /// `x`, zero-extended to `count` limbs (`x` must fit).
+    init(_ x: BigUInt, count: Int) {
+        precondition(x.limbs.count <= count && count > 0)
+        self.count = count
+        base = .allocate(capacity: count)
+        base.initialize(repeating: 0, count: count)
+        x.limbs.withUnsafeBufferPointer { if let b = $0.baseAddress { base.update(from: b, count: $0.count) } }
+    }
+
+    /// The limbs, read-only.
+    var pointer: UnsafePointer<UInt64> { UnsafePointer(base) }
+
+    /// A copy as a `BigUInt` (the caller owns it and should `wipe()` it).
+    var value: BigUInt { BigUInt(limbs: Array(UnsafeBufferPointer(start: base, count: count))) }
+
+    deinit {
+        secureZero(UnsafeMutableRawBufferPointer(start: base, count: count * 8))
+        base.deallocate()
+    }
+}
+
 /// Overwrites the storage of a value with zeros and resets it to `zero`.
 @inlinable
 internal func wipe<T>(_ value: inout T) {

@@ -133,7 +133,10 @@ extension AES {
                 c.baseAddress!.copyMemory(from: v, byteCount: 16)
                 cipher.cbcDecrypt(c.baseAddress!, p, p, buffer.count / 16)
             }
-            let (valid, pad) = pkcs7Check(UnsafeRawPointer(p + buffer.count - 16))
+            let (checkedValid, checkedPad) = pkcs7Check(UnsafeRawPointer(p + buffer.count - 16))
+            // Public by design: the accept/reject outcome and the plaintext length (the caller sees
+            // both); which padding bytes were wrong is not released.
+            let valid = declassified(checkedValid), pad = declassified(checkedPad)
             guard valid else {
                 secureZero(buffer)
                 throw .invalidPadding

@@ -66,10 +66,11 @@ public enum Curve25519 {
                     }
                 }
                 defer { wipe(&out) }
-                // OR of all bytes, one comparison at the end (the outcome is public: it is the error).
+                // OR of all bytes, one comparison at the end. Public by design: the outcome is the
+                // error (RFC 7748 §6.1's all-zero refusal).
                 var acc: UInt8 = 0
                 for i in 0..<32 { acc |= out[i] }
-                guard acc != 0 else { throw .invalidPublicKey }
+                guard declassified(acc) != 0 else { throw .invalidPublicKey }
                 return SharedSecret(key: withUnsafeBytes(of: &out) { SymmetricKey(data: $0) })
             }
         }

@@ -95,6 +95,27 @@ struct DERReader {
     /// A SEQUENCE of the encoded parts.
     public static func sequence(_ parts: [[UInt8]]) -> [UInt8] { element(0x30, parts.flatMap { $0 }) }
 
+    /// A non-negative INTEGER holding a secret: the intermediate bytes are wiped (the returned
+    /// encoding is the caller's to wipe).
+    static func secretInteger(_ v: BigUInt) -> [UInt8] {
+        var raw = v.bigEndianBytes()
+        var b = [UInt8]()
+        b.reserveCapacity(raw.count + 1)   // no reallocation: no stray copy of the secret
+        if raw.isEmpty || raw[0] & 0x80 != 0 { b.append(0) }
+        b.append(contentsOf: raw)
+        defer { raw.secureWipe(); b.secureWipe() }
+        return element(0x02, b)
+    }
+
+    /// A SEQUENCE of parts that hold secrets, assembled in one allocation (no stray copies).
+    static func secretSequence(_ parts: [[UInt8]]) -> [UInt8] {
+        var content = [UInt8]()
+        content.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for p in parts { content.append(contentsOf: p) }
+        defer { content.secureWipe() }
+        return element(0x30, content)
+    }
+
     /// A non-negative INTEGER.
     public static func integer(_ v: BigUInt) -> [UInt8] {
         var b = v.bigEndianBytes()

@@ -148,35 +148,48 @@ public enum RSA {
     /// An RSA private key with its CRT parameters. The secret numbers are wiped when the last copy of
     /// the key is released.
     public struct PrivateKey: Sendable {
-        final class Secrets: @unchecked Sendable {
-            var d, p, q, dp, dq, qinv: BigUInt
-            init(d: BigUInt, p: BigUInt, q: BigUInt, dp: BigUInt, dq: BigUInt, qinv: BigUInt) {
+        /// The secret numbers, each in storage it owns (wiped when the last copy of the key is
+        /// released). `dp`, `qinv` have p's limb count, `dq` q's, `d` n's.
+        final class Secrets: Sendable {
+            let d, p, q, dp, dq, qinv: SecretLimbs
+            init(d: SecretLimbs, p: SecretLimbs, q: SecretLimbs, dp: SecretLimbs, dq: SecretLimbs, qinv: SecretLimbs) {
                 self.d = d; self.p = p; self.q = q; self.dp = dp; self.dq = dq; self.qinv = qinv
             }
-            deinit { d.wipe(); p.wipe(); q.wipe(); dp.wipe(); dq.wipe(); qinv.wipe() }
+            var all: [SecretLimbs] { [d, p, q, dp, dq, qinv] }
         }
 
         /// The public half.
         public let publicKey: PublicKey
         let secrets: Secrets
+        /// Montgomery contexts of p and q: they own copies of p and q (wiped with the key).
         let modP: Modulus, modQ: Modulus
 
         /// Builds a key from its PKCS#1 numbers, checking that they are consistent:
         /// n = p·q, dp = d mod (p − 1), dq = d mod (q − 1), q·qinv ≡ 1 (mod p), e·dp ≡ 1 (mod p − 1),
-        /// e·dq ≡ 1 (mod q − 1). Primality of p and q is not re-tested.
+        /// e·dq ≡ 1 (mod q − 1). Primality of p and q is not re-tested. The key keeps its own copies
+        /// of the numbers; the caller's values are not retained (wipe them with `wipe()`).
+        ///
+        /// The consistency checks use variable-time arithmetic (they run once, when the key is
+        /// loaded); every operation with the key afterwards is constant time.
         ///
         /// - Throws: ``RampartError/invalidRSAKey`` when a check fails.
         public init(modulus n: BigUInt, publicExponent e: BigUInt, privateExponent d: BigUInt, prime1 p: BigUInt, prime2 q: BigUInt,
                     exponent1 dp: BigUInt, exponent2 dq: BigUInt, coefficient qinv: BigUInt) throws(RampartError) {
             publicKey = try PublicKey(modulus: n, publicExponent: e)
             let one = BigUInt(1)
-            guard p > one, q > one, p * q == n, let p1 = p.subtracting(one), let q1 = q.subtracting(one),
-                  (try? d.remainder(dividingBy: p1)) == dp, (try? d.remainder(dividingBy: q1)) == dq,
-                  qinv < p, (try? (q * qinv).remainder(dividingBy: p)) == one,
-                  (try? (e * dp).remainder(dividingBy: p1)) == one, (try? (e * dq).remainder(dividingBy: q1)) == one,
-                  let mp = try? Modulus(p), let mq = try? Modulus(q)
-            else { throw .invalidRSAKey }
-            secrets = Secrets(d: d, p: p, q: q, dp: dp, dq: dq, qinv: qinv)
+            guard p > one, q > one else { throw .invalidRSAKey }
+            var p1 = (try? p - one) ?? BigUInt(), q1 = (try? q - one) ?? BigUInt()
+            var t1 = p * q, t2 = (try? d.remainder(dividingBy: p1)) ?? BigUInt(), t3 = (try? d.remainder(dividingBy: q1)) ?? BigUInt()
+            var t4 = (try? (q * qinv).remainder(dividingBy: p)) ?? BigUInt()
+            var t5 = (try? (e * dp).remainder(dividingBy: p1)) ?? BigUInt(), t6 = (try? (e * dq).remainder(dividingBy: q1)) ?? BigUInt()
+            let consistent = t1 == n && t2 == dp && t3 == dq && qinv < p && t4 == one && t5 == one && t6 == one
+                && d.limbs.count <= n.limbs.count
+            p1.wipe(); q1.wipe(); t1.wipe(); t2.wipe(); t3.wipe(); t4.wipe(); t5.wipe(); t6.wipe()
+            guard consistent, let mp = try? Modulus(p), let mq = try? Modulus(q) else { throw .invalidRSAKey }
+            let np = p.limbs.count, nq = q.limbs.count
+            secrets = Secrets(d: SecretLimbs(d, count: n.limbs.count), p: SecretLimbs(p, count: np),
+                              q: SecretLimbs(q, count: nq), dp: SecretLimbs(dp, count: np),
+                              dq: SecretLimbs(dq, count: nq), qinv: SecretLimbs(qinv, count: np))
             modP = mp
             modQ = mq
         }
@@ -212,13 +225,8 @@ public enum RSA {
         /// Calls `body` with every memory region that holds a secret of this key (for the
         /// constant-time checker, which marks them).
         package func withSecretRegions(_ body: (UnsafeRawBufferPointer) -> Void) {
-            let s = secrets
-            for x in [s.d, s.p, s.q, s.dp, s.dq, s.qinv] { x.withUnsafeLimbBytes(body) }
-            for mod in [modP, modQ] {
-                mod.m.withUnsafeBytes(body)
-                mod.rr.withUnsafeBytes(body)
-                mod.one.withUnsafeBytes(body)
-            }
+            for x in secrets.all { body(UnsafeRawBufferPointer(start: x.base, count: x.count * 8)) }
+            for mod in [modP, modQ] { mod.withSecretRegion(body) }
         }
 
         /// Parses PKCS#1 PEM (`BEGIN RSA PRIVATE KEY`, version 0, two primes).
@@ -238,9 +246,10 @@ public enum RSA {
             var seq = try top.element(0x30)
             try top.finish()
             guard try seq.smallInteger() == 0 else { throw .invalidDER(.unsupported) }
-            let n = try seq.positiveInteger(), e = try seq.positiveInteger(), d = try seq.positiveInteger()
-            let p = try seq.positiveInteger(), q = try seq.positiveInteger()
-            let dp = try seq.positiveInteger(), dq = try seq.positiveInteger(), qinv = try seq.positiveInteger()
+            let n = try seq.positiveInteger(), e = try seq.positiveInteger()
+            var d = try seq.positiveInteger(), p = try seq.positiveInteger(), q = try seq.positiveInteger()
+            var dp = try seq.positiveInteger(), dq = try seq.positiveInteger(), qinv = try seq.positiveInteger()
+            defer { d.wipe(); p.wipe(); q.wipe(); dp.wipe(); dq.wipe(); qinv.wipe() }
             try seq.finish()
             try self.init(modulus: n, publicExponent: e, privateExponent: d, prime1: p, prime2: q,
                           exponent1: dp, exponent2: dq, coefficient: qinv)
@@ -248,11 +257,16 @@ public enum RSA {
 
         /// PKCS#1 `RSAPrivateKey` DER. Holds the secret: wipe it (`secureWipe()`) when done.
         public var pkcs1DERRepresentation: [UInt8] {
-            let s = secrets
-            return DERWriter.sequence([DERWriter.element(0x02, [0]), DERWriter.integer(publicKey.modulus),
-                                       DERWriter.integer(publicKey.publicExponent), DERWriter.integer(s.d),
-                                       DERWriter.integer(s.p), DERWriter.integer(s.q), DERWriter.integer(s.dp),
-                                       DERWriter.integer(s.dq), DERWriter.integer(s.qinv)])
+            var parts = [DERWriter.element(0x02, [0]), DERWriter.integer(publicKey.modulus),
+                         DERWriter.integer(publicKey.publicExponent)]
+            for limbs in secrets.all {
+                var x = limbs.value
+                parts.append(DERWriter.secretInteger(x))
+                x.wipe()
+            }
+            let der = DERWriter.secretSequence(parts)
+            for i in parts.indices { parts[i].secureWipe() }
+            return der
         }
 
         /// PKCS#1 PEM (`BEGIN RSA PRIVATE KEY`).
@@ -263,37 +277,32 @@ public enum RSA {
         }
 
         /// The raw private operation `x^d mod n` with the CRT, in constant time with respect to the
-        /// secret values (the input reductions, both exponentiations, the recombination), followed by
-        /// a check with the public exponent. Input and output as in ``PublicKey/rawPublic(_:)``.
+        /// secret values (the input reductions, both exponentiations, the recombination and the
+        /// check), followed by a fault check with the public exponent (a miscomputed CRT half would
+        /// leak a factor of n). Input and output as in ``PublicKey/rawPublic(_:)``.
         ///
-        /// - Throws: ``RampartError/invalidRSAKey`` for an input not below n (or a failed self-check).
+        /// - Throws: ``RampartError/invalidRSAKey`` for an input not below n (or a failed fault check).
         public func rawPrivate<C: Collection<UInt8>>(_ input: C) throws(RampartError) -> [UInt8] {
             let k = publicKey.byteCount
             guard input.count <= k else { throw .invalidRSAKey }
             let c = BigUInt(bigEndian: input)
             guard c < publicKey.modulus else { throw .invalidRSAKey }
             let s = secrets
-            let np = modP.limbCount, nq = modQ.limbCount
-            let cl = Modulus.padded(c, publicKey.modulus.limbs.count)
+            let np = modP.limbCount, nq = modQ.limbCount, nn = publicKey.modulus.limbs.count
+            let cl = Modulus.padded(c, nn)
+            // m1 = c^dp mod p, m2 = c^dq mod q
             var m1 = modP.reduceCT(cl), m2 = modQ.reduceCT(cl)
-            var dpl = Modulus.padded(s.dp, np), dql = Modulus.padded(s.dq, nq)
-            m1.withUnsafeMutableBufferPointer { b in dpl.withUnsafeBufferPointer { e in
-                modP.powerCT(b.baseAddress!, b.baseAddress!, e.baseAddress, e.count)
-            } }
-            m2.withUnsafeMutableBufferPointer { b in dql.withUnsafeBufferPointer { e in
-                modQ.powerCT(b.baseAddress!, b.baseAddress!, e.baseAddress, e.count)
-            } }
+            m1.withUnsafeMutableBufferPointer { b in modP.powerCT(b.baseAddress!, b.baseAddress!, s.dp.pointer, np) }
+            m2.withUnsafeMutableBufferPointer { b in modQ.powerCT(b.baseAddress!, b.baseAddress!, s.dq.pointer, nq) }
             // h = qinv · (m1 − m2) mod p
             var m2p = modP.reduceCT(m2)
             var h0 = modP.subtractCT(m1, m2p)
-            var qinvl = Modulus.padded(s.qinv, np)
-            var h = modP.multiplyCT(h0, qinvl)
+            var h = modP.multiplyCT(h0, s.qinv.pointer)
             // m = m2 + h · q (fixed lengths: np + nq limbs)
-            var ql = Modulus.padded(s.q, nq)
             var m = [UInt64](repeating: 0, count: np + nq)
-            m.withUnsafeMutableBufferPointer { pm in h.withUnsafeBufferPointer { ph in ql.withUnsafeBufferPointer { pq in
-                LimbMath.multiply(pm.baseAddress!, ph.baseAddress!, np, pq.baseAddress!, nq)
-            } } }
+            m.withUnsafeMutableBufferPointer { pm in h.withUnsafeBufferPointer { ph in
+                LimbMath.multiply(pm.baseAddress!, ph.baseAddress!, np, s.q.pointer, nq)
+            } }
             var carry: UInt64 = 0
             for i in 0..<(np + nq) {
                 let (s1, o1) = m[i].addingReportingOverflow(i < nq ? m2[i] : 0)
@@ -301,25 +310,25 @@ public enum RSA {
                 m[i] = s2
                 carry = ctBit(o1) &+ ctBit(o2)
             }
-            var result = BigUInt(limbs: m)
-            let out = try result.bigEndianBytes(count: k)
-            // Fault check: a miscomputed CRT half would leak a factor of n.
-            let check = try publicKey.rawPublic(out)
-            let ok = check == (try c.bigEndianBytes(count: k))
-            m1.withUnsafeMutableBytes { secureZero($0) }
-            m2.withUnsafeMutableBytes { secureZero($0) }
-            h.withUnsafeMutableBytes { secureZero($0) }
-            m.withUnsafeMutableBytes { secureZero($0) }
-            // Intermediates and padded copies of the key values (a copy that still shares the key's
-            // storage is copied on write first, so the key itself is not touched).
-            h0.withUnsafeMutableBytes { secureZero($0) }
-            m2p.withUnsafeMutableBytes { secureZero($0) }
-            qinvl.withUnsafeMutableBytes { secureZero($0) }
-            ql.withUnsafeMutableBytes { secureZero($0) }
-            dpl.withUnsafeMutableBytes { secureZero($0) }
-            dql.withUnsafeMutableBytes { secureZero($0) }
-            result.wipe()
-            guard ok else { throw .invalidRSAKey }
+            // Fault check on fixed-width limbs: m^e mod n must give c back (m < n < R, so the low nn
+            // limbs hold all of m; the sliding window follows the public e only).
+            var mm = [UInt64](repeating: 0, count: nn), check = [UInt64](repeating: 0, count: nn)
+            for i in 0..<min(nn, np + nq) { mm[i] = m[i] }
+            let e = publicKey.publicExponent.limbs
+            mm.withUnsafeBufferPointer { pb in check.withUnsafeMutableBufferPointer { pc in e.withUnsafeBufferPointer { pe in
+                publicKey.montgomery.powerVT(pc.baseAddress!, pb.baseAddress!, pe.baseAddress, pe.count, montgomeryOut: false)
+            } } }
+            // Public by design (through ConstantTime.equals): whether the check passed.
+            let ok = check.withUnsafeBytes { a in cl.withUnsafeBytes { b in ConstantTime.equals(a, b) } }
+            var out = LimbMath.bigEndianBytes(mm, count: k)
+            for wipe in [{ m1.withUnsafeMutableBytes { secureZero($0) } }, { m2.withUnsafeMutableBytes { secureZero($0) } },
+                         { m2p.withUnsafeMutableBytes { secureZero($0) } }, { h0.withUnsafeMutableBytes { secureZero($0) } },
+                         { h.withUnsafeMutableBytes { secureZero($0) } }, { m.withUnsafeMutableBytes { secureZero($0) } },
+                         { mm.withUnsafeMutableBytes { secureZero($0) } }] as [() -> Void] { wipe() }
+            guard ok else {
+                out.secureWipe()
+                throw .invalidRSAKey
+            }
             return out
         }
     }
@@ -334,22 +343,23 @@ extension Modulus {
         let chunks = (x.count + n - 1) / n
         withWorkspace(limbs: 3 * n + 2) { ws in
             let chunk = ws, tmp = ws + n, t = tmp + n
-            m.withUnsafeBufferPointer { pmb in rr.withUnsafeBufferPointer { prr in acc.withUnsafeMutableBufferPointer { pa in
-                let pm = pmb.baseAddress!, a = pa.baseAddress!
+            let pm = m
+            acc.withUnsafeMutableBufferPointer { pa in
+                let a = pa.baseAddress!
                 var k = chunks - 1
                 while k >= 0 {
                     // acc = acc · R mod m
-                    Montgomery.mul(a, a, prr.baseAddress!, pm, n, m0inv, t)
+                    Montgomery.mul(a, a, rr, pm, n, m0inv, t)
                     // chunk mod m = (chunk · R² / R) · 1 / R
                     for j in 0..<n { chunk[j] = k * n + j < x.count ? x[k * n + j] : 0 }
-                    Montgomery.mul(tmp, chunk, prr.baseAddress!, pm, n, m0inv, t)
+                    Montgomery.mul(tmp, chunk, rr, pm, n, m0inv, t)
                     for j in 0..<n { chunk[j] = 0 }
                     chunk[0] = 1
                     Montgomery.mul(tmp, tmp, chunk, pm, n, m0inv, t)
                     Modulus.addModCT(a, tmp, pm, n, t)
                     k -= 1
                 }
-            } } }
+            }
         }
         return acc
     }
@@ -379,17 +389,25 @@ extension Modulus {
 
     /// `a · b mod m` for reduced n-limb values, constant time (two Montgomery products).
     func multiplyCT(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+        b.withUnsafeBufferPointer { multiplyCT(a, $0.baseAddress!) }
+    }
+
+    /// `a · b mod m` for reduced n-limb values (`b` a raw n-limb buffer), constant time.
+    func multiplyCT(_ a: [UInt64], _ b: UnsafePointer<UInt64>) -> [UInt64] {
         let n = limbCount
         var r = [UInt64](repeating: 0, count: n)
         withWorkspace(limbs: n + 2) { t in
-            m.withUnsafeBufferPointer { pm in rr.withUnsafeBufferPointer { prr in
-                a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in r.withUnsafeMutableBufferPointer { pr in
-                    Montgomery.mul(pr.baseAddress!, pa.baseAddress!, pb.baseAddress!, pm.baseAddress!, n, m0inv, t)
-                    Montgomery.mul(pr.baseAddress!, pr.baseAddress!, prr.baseAddress!, pm.baseAddress!, n, m0inv, t)
-                } } }
+            a.withUnsafeBufferPointer { pa in r.withUnsafeMutableBufferPointer { pr in
+                Montgomery.mul(pr.baseAddress!, pa.baseAddress!, b, m, n, m0inv, t)
+                Montgomery.mul(pr.baseAddress!, pr.baseAddress!, rr, m, n, m0inv, t)
             } }
         }
         return r
+    }
+
+    /// Calls `body` with the memory holding m and its constants (for the constant-time checker).
+    package func withSecretRegion(_ body: (UnsafeRawBufferPointer) -> Void) {
+        withExtendedLifetime(storage) { body(UnsafeRawBufferPointer(start: storage.base, count: storage.count * 8)) }
     }
 
     /// `a = a + b mod m` for reduced values, constant time. `t` is n + 2 limbs of scratch.

@@ -242,10 +242,9 @@ public struct ClientHandshake: Sendable {
             defer { b.wipe() }
             let gB = mod.constantTimePower(BigUInt(UInt64(ex.g)), b)
             guard (try? DiffieHellman.checkPublicValue(gB, prime: ex.prime)) != nil else { continue }
-            var shared = mod.constantTimePower(ex.gA, b)
-            defer { shared.wipe() }
+            // g_a^b mod p as exactly 256 bytes, computed at fixed width (no length of it shows).
             var key: [UInt8]
-            do { key = try shared.bigEndianBytes(count: 256) } catch { throw .primitive(error) }
+            do { key = try mod.constantTimePower(ex.gA, b, byteCount: 256) } catch { throw .primitive(error) }
             defer { key.withUnsafeMutableBytes { secureZero($0) } }
             let inner = ClientDHInnerData(nonce: ex.nonce, serverNonce: ex.serverNonce, retryID: retryID,
                                           gB: gB.bigEndianBytes())

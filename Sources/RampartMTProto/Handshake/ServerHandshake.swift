@@ -219,11 +219,12 @@ public struct ServerHandshake: Sendable {
             throw .dhCheckFailed("g_b out of range")
         }
         var a = pending.a.withBytes { BigUInt(bigEndian: $0) }
-        var shared = modulus.constantTimePower(gB, a)
+        // g_b^a mod p as exactly 256 bytes, computed at fixed width; the bytes are wiped once the
+        // AuthKey holds its own copy.
+        var keyBytes: [UInt8]
+        do { keyBytes = try modulus.constantTimePower(gB, a, byteCount: 256) } catch { a.wipe(); throw .primitive(error) }
         a.wipe()
-        defer { shared.wipe() }
-        let keyBytes: [UInt8]
-        do { keyBytes = try shared.bigEndianBytes(count: 256) } catch { throw .primitive(error) }
+        defer { keyBytes.secureWipe() }
         let key = try AuthKey(keyBytes)
         if let inUse = configuration.keyIdInUse, inUse(key.id) {
             // spec §3.2 step 9: dh_gen_retry (the client retries with retry_id = auth_key_aux_hash),

@@ -51,7 +51,8 @@ public struct AuthKey: Sendable, Equatable, Hashable {
         copy.secureWipe()
         let digest = Insecure.SHA1.hash(bufferPointer: UnsafeRawBufferPointer(start: storage.base, count: 256))
         let (i, a) = digest.withUnsafeBytes { d in (readLE64(d.baseAddress!, 12), readLE64(d.baseAddress!, 0)) }
-        id = i
+        // Public by design: auth_key_id travels in clear at the start of every packet.
+        id = declassified(i)
         auxHash = a
     }
 
