@@ -28,7 +28,7 @@ for config in "RAMPART_DISABLE_FEATURES=sha" "RAMPART_FORCE_PORTABLE=1"; do
         env "$config" valgrind --tool=memcheck --error-limit=no --num-callers=8 "$work/rampart-ctgrind" run "$@" || status=1
     else
         env "$config" valgrind --tool=memcheck --error-limit=no -q --log-file="$work/memcheck.log" \
-            "$work/rampart-ctgrind" run "$@" || { status=1; grep -v "^==[0-9]*== *$" "$work/memcheck.log" | head -60; }
+            "$work/rampart-ctgrind" run "$@" || { status=1; grep -v "^==[0-9]*== *$" "$work/memcheck.log" | swift demangle --simplified | head -60; }
     fi
 done
 exit $status

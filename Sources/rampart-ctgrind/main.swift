@@ -319,6 +319,33 @@ add("modexp-secret-base") {
     try check(published(y) == want, "b^e")
 }
 
+// Diffie-Hellman at fixed width, as both MTProto handshake sides compute g^a and g_b^a.
+add("dh-fixed-width") {
+    var rng = SplitMix(state: 6)
+    let mod = try Modulus(prime2048)
+    let a = BigUInt(bigEndian: rng.bytes(256))
+    let gB = mod.publicPower(BigUInt(3), BigUInt(bigEndian: rng.bytes(256)))
+    let want = try mod.publicPower(gB, a).bigEndianBytes(count: 256)
+    secret(a)
+    let gA = mod.constantTimePower(BigUInt(3), a)     // sent on the wire: its length is public
+    _ = published(gA)
+    let key = try mod.constantTimePower(gB, a, byteCount: 256)
+    try check(published(key) == want, "g_b^a")
+}
+
+// A secret modulus (an RSA prime): Montgomery constants and a product, constant time in its value.
+add("modulus-secret") {
+    var rng = SplitMix(state: 15)
+    let p = try BigUInt.randomPrime(bits: 1024, using: &rng)
+    let x = try BigUInt.random(below: p, using: &rng), y = try BigUInt.random(below: p, using: &rng)
+    let want = try (x * y).remainder(dividingBy: p)
+    secret(p)
+    secret(x)
+    let mod = try Modulus(p)
+    let z = mod.multiply(x, y)
+    try check(published(z) == want, "x·y mod p")
+}
+
 // RSA private (CRT) with every secret component of the key marked.
 let rsaKey: RSA.PrivateKey = {
     var rng = SplitMix(state: 2048)

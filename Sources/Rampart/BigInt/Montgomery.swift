@@ -67,8 +67,11 @@ public struct Modulus: Sendable {
     ///
     /// - Throws: ``RampartError/invalidModulus`` when `m` is even, zero or one.
     public init(_ m: BigUInt) throws(RampartError) {
-        // Public by design: whether the modulus is usable (odd and above one).
-        guard declassified(m.isOdd && (m.limbs.count > 1 || m.low64 > 1)) else { throw .invalidModulus }
+        // Public by design: whether the modulus is usable (odd and above one), computed without a
+        // branch on its value (`&&` would branch on the secret low bit first).
+        let low = m.low64
+        let usable = (low & 1) & (ctBit(m.limbs.count > 1) | ctBit(low >> 1 != 0))
+        guard declassified(usable) == 1 else { throw .invalidModulus }
         let n = m.limbs.count
         limbCount = n
         #if arch(x86_64)
