@@ -36,6 +36,19 @@ public struct TestServer {
         public var maxPacketLength: Int
         /// Transports accepted, by ``TestServer/transportName(_:)``; nil accepts all.
         public var allowedTransports: Set<String>?
+        /// How many auth keys the server holds and for how long (default: 1024 keys, forgotten after
+        /// an hour unused). Each key with its session takes about 9 kB, so this bounds the memory a
+        /// stream of handshakes can pin.
+        public var keyEviction: KeyEviction = KeyEviction()
+        /// The RSA private operations (`req_DH_params`, each followed by two 2048-bit DH powers) one
+        /// client address may force: a token bucket per address given to ``TestServer/open(_:address:)``
+        /// (connections opened without an address share one bucket). Default 20 per second, bursts
+        /// of 40; nil: unlimited. A `req_DH_params` over the limit is answered with transport error
+        /// −429 and the connection is closed before any RSA work.
+        public var rsaLimitPerAddress: RateLimit? = RateLimit(perSecond: 20, burst: 40)
+        /// The RSA private operations all clients together may force (a global budget on top of the
+        /// per-address one). Default 50 per second, bursts of 50; nil: unlimited.
+        public var rsaLimitGlobal: RateLimit? = RateLimit(perSecond: 50, burst: 50)
 
         public init(handshake: ServerHandshake.Configuration, proxySecret: SymmetricKey? = nil,
                     maxPacketLength: Int = 1 << 20) {
@@ -45,8 +58,65 @@ public struct TestServer {
         }
     }
 
+    /// The auth-key eviction policy: an LRU bound and an idle expiry.
+    ///
+    /// A key is *used* when it is created and whenever a message under it is decrypted. When a new
+    /// key would make more than ``maxKeys``, the least recently used key is forgotten (with its
+    /// session and binding); a key unused for longer than ``idleLifetime`` seconds is forgotten on
+    /// its next use or by ``TestServer/sweep(now:)``. A client whose key was forgotten gets transport
+    /// error −404 and makes a new key, as with a real server that lost it. Temporary keys are also
+    /// forgotten when they expire.
+    public struct KeyEviction: Sendable, Equatable {
+        /// The most keys held at once (at least 1).
+        public var maxKeys: Int
+        /// Seconds a key may stay unused before it is forgotten; nil: only the LRU bound applies.
+        public var idleLifetime: Double?
+
+        /// - Parameters:
+        ///   - maxKeys: the LRU bound (values below 1 count as 1). Default 1024.
+        ///   - idleLifetime: seconds without use before a key is forgotten. Default one hour.
+        public init(maxKeys: Int = 1024, idleLifetime: Double? = 3600) {
+            self.maxKeys = max(1, maxKeys)
+            self.idleLifetime = idleLifetime
+        }
+    }
+
+    /// A token bucket: ``perSecond`` tokens flow in continuously up to ``burst``; each admitted
+    /// operation takes one.
+    public struct RateLimit: Sendable, Equatable {
+        /// Tokens added per second (at least 0).
+        public var perSecond: Double
+        /// The bucket's size: operations allowed at once after a quiet period (at least 1).
+        public var burst: Double
+
+        public init(perSecond: Double, burst: Double) {
+            self.perSecond = perSecond.isFinite ? max(0, perSecond) : 0
+            self.burst = burst.isFinite ? max(1, burst) : 1
+        }
+    }
+
+    /// One token bucket's state.
+    struct TokenBucket {
+        var tokens: Double
+        var updated: Double
+
+        init(_ limit: RateLimit, now: Double) {
+            tokens = limit.burst
+            updated = now
+        }
+
+        /// Adds the tokens earned since the last update (a clock that goes back earns nothing).
+        mutating func refill(_ limit: RateLimit, now: Double) {
+            guard now > updated else { return }
+            tokens = min(limit.burst, tokens + (now - updated) * limit.perSecond)
+            updated = now
+        }
+    }
+
     struct Connection {
         let transport: ServerTransport
+        /// The client's address, for the RSA rate limit ("" when not given).
+        let address: String
         var handshake: ServerHandshake
         var ids = MessageIDGenerator(role: .server)
         var packets = 0
@@ -56,6 +126,10 @@ public struct TestServer {
     struct KeyState {
         var session: Session
         var expiresAt: Int64?
+        /// When the key was last created or used (unix seconds), for the idle expiry.
+        var lastUsedAt: Double
+        /// The use counter's value at the last use, for the LRU order.
+        var lastUseTick: UInt64
         /// For a temporary key: the permanent key id it is bound to.
         var boundTo: UInt64?
     }
@@ -64,6 +138,9 @@ public struct TestServer {
     private let handshakeTemplate: ServerHandshake
     private var connections: [TestServerConnectionID: Connection] = [:]
     private var keys: [UInt64: KeyState] = [:]
+    private var useTick: UInt64 = 0
+    private var rsaBuckets: [String: TokenBucket] = [:]
+    private var rsaGlobalBucket: TokenBucket?
 
     /// - Throws: as ``ServerHandshake/init(configuration:)``.
     public init(configuration: Configuration) throws(MTProtoError) {
@@ -71,8 +148,17 @@ public struct TestServer {
         handshakeTemplate = try ServerHandshake(configuration: configuration.handshake)
     }
 
-    /// The number of auth keys created so far (permanent and temporary).
+    /// The number of auth keys held now (permanent and temporary), at most
+    /// ``KeyEviction/maxKeys``.
     public var keyCount: Int { keys.count }
+    /// Auth keys created since the server started.
+    public private(set) var keysCreated = 0
+    /// Auth keys forgotten by the eviction policy (LRU bound, idle expiry, temporary-key expiry).
+    public private(set) var keysEvicted = 0
+    /// RSA private operations admitted by the rate limits (`req_DH_params` handled).
+    public private(set) var rsaOperations = 0
+    /// `req_DH_params` refused by the rate limits.
+    public private(set) var rsaRefusals = 0
 
     /// The transport names the server knows: `abridged`, `intermediate`, `padded-intermediate`,
     /// `full`, `obfuscated2`.
@@ -92,11 +178,103 @@ public struct TestServer {
     /// Whether the key with this auth_key_id is known, and the permanent key it is bound to.
     public func binding(ofKey id: UInt64) -> UInt64?? { keys[id].map(\.boundTo) }
 
-    /// Registers a new connection.
-    public mutating func open(_ id: TestServerConnectionID) {
+    /// Registers a new connection from `address` (the client's IP address as text, which selects
+    /// its RSA rate-limit bucket; nil shares one bucket with every other connection without one).
+    public mutating func open(_ id: TestServerConnectionID, address: String? = nil) {
         connections[id] = Connection(transport: ServerTransport(secret: configuration.proxySecret,
                                                                 maxPacketLength: configuration.maxPacketLength),
-                                     handshake: handshakeTemplate)
+                                     address: address ?? "", handshake: handshakeTemplate)
+    }
+
+    /// Bytes received on connection `id` and held until a packet is complete (at most
+    /// ``Configuration/maxPacketLength`` plus a frame header and padding); 0 for an unknown id.
+    public func bufferedByteCount(of id: TestServerConnectionID) -> Int {
+        connections[id]?.transport.bufferedByteCount ?? 0
+    }
+
+    /// Forgets what the limits allow to be forgotten at `now` (unix seconds): keys unused for longer
+    /// than ``KeyEviction/idleLifetime``, expired temporary keys, and rate-limit buckets that are
+    /// full again. Call it now and then (the CLI does every few seconds); returns one log line per
+    /// forgotten key.
+    public mutating func sweep(now: Double) -> [String] {
+        var log: [String] = []
+        for (id, state) in keys {
+            if let why = expiry(of: state, now: now) {
+                keys[id] = nil
+                keysEvicted += 1
+                log.append("auth key \(hex64(id)) forgotten (\(why))")
+            }
+        }
+        if let limit = configuration.rsaLimitPerAddress {
+            rsaBuckets = rsaBuckets.filter { _, b in
+                var b = b
+                b.refill(limit, now: now)
+                return b.tokens < limit.burst
+            }
+        } else {
+            rsaBuckets = [:]
+        }
+        return log
+    }
+
+    /// Why a key is to be forgotten at `now`, or nil.
+    private func expiry(of state: KeyState, now: Double) -> String? {
+        if let e = state.expiresAt, Int64(now) > e { return "temporary key expired" }
+        if let life = configuration.keyEviction.idleLifetime, now - state.lastUsedAt > life {
+            return "unused for \(Int(now - state.lastUsedAt)) s"
+        }
+        return nil
+    }
+
+    /// Takes a token for one RSA private operation from `address`'s bucket and the global one;
+    /// false (nothing taken) when either is empty.
+    private mutating func admitRSA(address: String, now: Double) -> Bool {
+        var global: TokenBucket?
+        if let limit = configuration.rsaLimitGlobal {
+            var g = rsaGlobalBucket ?? TokenBucket(limit, now: now)
+            g.refill(limit, now: now)
+            rsaGlobalBucket = g
+            guard g.tokens >= 1 else { return false }
+            global = g
+        }
+        if let limit = configuration.rsaLimitPerAddress {
+            var b = rsaBuckets[address] ?? TokenBucket(limit, now: now)
+            b.refill(limit, now: now)
+            guard b.tokens >= 1 else {
+                rsaBuckets[address] = b
+                return false
+            }
+            b.tokens -= 1
+            if rsaBuckets[address] == nil && rsaBuckets.count >= 65_536 { _ = sweep(now: now) }
+            rsaBuckets[address] = b
+        }
+        if var g = global {
+            g.tokens -= 1
+            rsaGlobalBucket = g
+        }
+        return true
+    }
+
+    /// Marks key `id` as used at `now`.
+    private mutating func touch(_ state: inout KeyState, now: Double) {
+        useTick &+= 1
+        state.lastUseTick = useTick
+        state.lastUsedAt = max(state.lastUsedAt, now)
+    }
+
+    /// Forgets least recently used keys (never `keep`) until at most ``KeyEviction/maxKeys`` remain.
+    private mutating func evictOverLimit(keeping keep: UInt64, connection id: TestServerConnectionID,
+                                         reply: inout TestServerReply) {
+        while keys.count > configuration.keyEviction.maxKeys {
+            var victim: (id: UInt64, tick: UInt64)?
+            for (k, state) in keys where k != keep && state.lastUseTick < (victim?.tick ?? .max) {
+                victim = (k, state.lastUseTick)
+            }
+            guard let victim else { return }
+            keys[victim.id] = nil
+            keysEvicted += 1
+            reply.log.append("connection \(id): auth key \(hex64(victim.id)) evicted (least recently used; limit \(configuration.keyEviction.maxKeys) keys)")
+        }
     }
 
     /// Forgets a connection (its keys and sessions stay).
@@ -112,6 +290,7 @@ public struct TestServer {
             return reply
         }
         conn.transport.feed(bytes)
+        let packetsBefore = conn.packets
         while true {
             let event: TransportEvent?
             do {
@@ -142,6 +321,10 @@ public struct TestServer {
                 break
             }
         }
+        if !reply.close && conn.packets > packetsBefore {
+            // Packets were consumed: drop the capacity a large frame left behind.
+            conn.transport.releaseSpareCapacity()
+        }
         connections[id] = reply.close ? nil : conn
         return reply
     }
@@ -162,9 +345,10 @@ public struct TestServer {
             send(error: -404, conn, &reply, using: &rng)
             return false
         }
-        if let e = state.expiresAt, Int64(now) > e {
+        if let why = expiry(of: state, now: now) {
             keys[keyId] = nil
-            reply.log.append("connection \(id): temporary key \(hex64(keyId)) expired, answering -404")
+            keysEvicted += 1
+            reply.log.append("connection \(id): auth key \(hex64(keyId)) forgotten (\(why)), answering -404")
             send(error: -404, conn, &reply, using: &rng)
             return false
         }
@@ -176,6 +360,7 @@ public struct TestServer {
             reply.log.append("connection \(id): message rejected (\(error)), closing")
             return false
         }
+        touch(&state, now: now)
         // Server salt (spec §2.3): a message under a salt that is neither current nor a valid
         // future one gets bad_server_salt (code 48) with the current salt and is not processed; the
         // client adopts the salt and re-sends under a new msg_id.
@@ -239,6 +424,19 @@ public struct TestServer {
             send(error: -404, conn, &reply, using: &rng)
             return false
         }
+        // req_DH_params costs an RSA private operation and a 2048-bit DH power (the next step
+        // another): charged to the client's address and the global budget before any of it runs.
+        if case .waitingReqDH = conn.handshake.state,
+           (try? TLReader(message.body).peekConstructor()) == HandshakeConstructor.reqDHParams {
+            guard admitRSA(address: conn.address, now: now) else {
+                rsaRefusals += 1
+                let from = conn.address.isEmpty ? "" : " from \(conn.address)"
+                reply.log.append("connection \(id): RSA rate limit exceeded\(from), answering -429, closing")
+                send(error: -429, conn, &reply, using: &rng)
+                return false
+            }
+            rsaOperations += 1
+        }
         let step: ServerHandshake.Step
         do {
             step = try conn.handshake.receive(message.body, now: Int64(now), using: &rng)
@@ -261,8 +459,13 @@ public struct TestServer {
             let keyId = result.authKey.id
             var session = Session(server: result.authKey, salt: result.serverSalt)
             session.acceptsNewSessions = true
-            keys[keyId] = KeyState(session: session, expiresAt: result.expiresIn.map { Int64(now) + Int64($0) }, boundTo: nil)
+            var state = KeyState(session: session, expiresAt: result.expiresIn.map { Int64(now) + Int64($0) },
+                                 lastUsedAt: now, lastUseTick: 0, boundTo: nil)
+            touch(&state, now: now)
+            keys[keyId] = state
+            keysCreated += 1
             reply.log.append("connection \(id): auth key \(hex64(keyId)) created\(result.expiresIn.map { " (temporary, expires in \($0) s)" } ?? "")")
+            evictOverLimit(keeping: keyId, connection: id, reply: &reply)
             // A new handshake on this connection may follow (e.g. a temporary key after the permanent one).
             conn.handshake = handshakeTemplate
         }

@@ -1,0 +1,37 @@
+// What the test server needs to bound its memory per connection: how many received bytes a
+// connection's transport holds, and a way to give back the capacity a large frame left behind (the
+// byte queues keep their capacity when drained, so a client that sent one 1 MiB frame would otherwise
+// pin 1–2 MiB for the life of its connection while counting as 0 buffered bytes).
+
+extension ServerTransport {
+    /// Received bytes not yet decoded into packets.
+    var bufferedByteCount: Int {
+        switch state {
+        case .detecting: return pending.count
+        case .plain(let d, _): return d.bufferedByteCount
+        case .obfuscated(let o): return o.decoder.bufferedByteCount
+        }
+    }
+
+    /// Reallocates the receive queue to fit the bytes it holds (a copy of at most one partial frame).
+    func releaseSpareCapacity() {
+        switch state {
+        case .detecting:
+            pending.shrinkToFit()
+        case .plain(var d, let e):
+            state = .detecting  // drop the reference so `d` is uniquely owned while mutated
+            d.buffer.shrinkToFit()
+            state = .plain(d, e)
+        case .obfuscated(let o):
+            o.decoder.buffer.shrinkToFit()
+        }
+    }
+}
+
+extension ByteQueue {
+    /// Replaces the storage with one that holds exactly the unconsumed bytes.
+    mutating func shrinkToFit() {
+        let rest = takeAll()  // releases the old storage
+        if !rest.isEmpty { append(contentsOf: rest) }
+    }
+}
