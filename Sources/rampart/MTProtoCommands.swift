@@ -11,7 +11,7 @@ import Rampart
 import RampartMTProto
 
 let mtprotoUsage = """
-usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...]
+usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [limits]
        rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N]
 
   serve  listens on 127.0.0.1:P only. Loads the RSA private key (PKCS#1 PEM) from --rsa-key, or
@@ -23,6 +23,27 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
          memory, answers ping with pong, sends new_session_created and acks, unpacks containers,
          binds temporary keys and answers any other request with rpc_error 400 METHOD_NOT_SUPPORTED.
          A connection that sends garbage is closed with a log line (stderr). Stops on SIGINT/SIGTERM.
+         Every resource a client can make the server hold is bounded (a connection closed by a
+         limit gets a log line saying which):
+           --max-connections N      open connections (default 1024, or RLIMIT_NOFILE - 32 if
+                                    lower); at the cap a new connection is accepted and the least
+                                    recently active one is closed; on EMFILE the same, never a
+                                    busy loop
+           --max-frame-bytes N      largest transport packet accepted (default 1048576)
+           --max-output-bytes N     unwritten output per connection (default 262144); a peer that
+                                    does not read is closed when it is exceeded
+           --max-buffer-bytes N     received-but-incomplete plus unwritten bytes of all connections
+                                    together (default 33554432); above it the connection holding
+                                    the most is closed
+           --max-keys N             auth keys held (default 1024); the least recently used is
+                                    forgotten when a new one would exceed it
+           --key-idle-seconds S     a key unused this long is forgotten (default 3600; 0: never)
+           --rsa-per-second R       RSA private operations (req_DH_params) one client address may
+                                    force per second, bursts of 2R (default 20; 0: no limit);
+                                    over the limit: transport error -429 and the connection closed
+           --rsa-global-per-second R  the same for all clients together, bursts of R (default 50;
+                                    0: no limit)
+           --idle-timeout S         a connection without traffic this long is closed (default 300)
   ping   connects with transport NAME (abridged, intermediate, padded-intermediate, full,
          obfuscated2 [abridged inside], obfuscated2-intermediate, obfuscated2-padded), runs the
          handshake against the public key(s) in PUB.pem (or a private key file's public half),
@@ -33,7 +54,8 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
 nonisolated(unsafe) var mtprotoStopRequested: Int32 = 0
 
 func mtprotoCommand(_ args: [String]) {
-    let o = Options(args, allowed: ["port", "rsa-key", "transports", "transport", "dc"], command: "mtproto")
+    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc"]).union(serveLimitOptions),
+                    command: "mtproto")
     if o.help { print(mtprotoUsage); exit(0) }
     guard o.positional.count == 1 else { usageError("mtproto: expected `serve` or `ping` (see rampart mtproto --help)") }
     guard let portValue = o.int("port", "mtproto"), (1...65_535).contains(portValue) else {
@@ -43,15 +65,83 @@ func mtprotoCommand(_ args: [String]) {
     switch o.positional[0] {
     case "serve":
         guard o.values["transport"] == nil, o.values["dc"] == nil else { usageError("mtproto serve: unknown option") }
-        serve(port: port, keyPath: o.values["rsa-key"], transports: o.values["transports"] ?? "all")
+        serve(port: port, keyPath: o.values["rsa-key"], transports: o.values["transports"] ?? "all",
+              limits: ServeLimits(o))
     case "ping":
         guard o.values["transports"] == nil else { usageError("mtproto ping: unknown option --transports") }
+        if let extra = serveLimitOptions.first(where: { o.values[$0] != nil }) {
+            usageError("mtproto ping: unknown option --\(extra)")
+        }
         let keyPath = o.require("rsa-key", "mtproto ping")
         let name = o.require("transport", "mtproto ping")
         let dc = o.int("dc", "mtproto ping") ?? 2
         ping(port: port, keyPath: keyPath, transport: name, dc: Int32(clamping: dc))
     default:
         usageError("mtproto: unknown subcommand '\(o.positional[0])' (serve, ping)")
+    }
+}
+
+/// The options of `serve` that set its limits.
+private let serveLimitOptions: Set<String> = [
+    "max-connections", "max-frame-bytes", "max-output-bytes", "max-buffer-bytes", "max-keys", "key-idle-seconds",
+    "rsa-per-second", "rsa-global-per-second", "idle-timeout",
+]
+
+/// The limits of `rampart mtproto serve`, from its options (defaults in ``mtprotoUsage``).
+private struct ServeLimits {
+    var descriptorLimit: Int?
+    var maxConnections: Int
+    var maxFrameBytes: Int
+    var maxOutputBytes: Int
+    var maxBufferBytes: Int
+    var maxKeys: Int
+    var keyIdleSeconds: Int
+    var rsaPerSecond: Int
+    var rsaGlobalPerSecond: Int
+    var idleTimeoutSeconds: Int
+
+    init(_ o: Options) {
+        let c = "mtproto serve"
+        func positive(_ name: String, _ value: Int?, default d: Int, min lower: Int = 1, why: String = "") -> Int {
+            guard let v = value else { return d }
+            guard v >= lower else { usageError("\(c): --\(name) must be at least \(lower)\(why)") }
+            return v
+        }
+        descriptorLimit = fileDescriptorLimit()
+        maxConnections = positive("max-connections", o.int("max-connections", c),
+                                  default: PollLimits.defaultMaxConnections(descriptorLimit: descriptorLimit))
+        maxFrameBytes = positive("max-frame-bytes", o.int("max-frame-bytes", c), default: 1 << 20, min: 4096)
+        maxOutputBytes = positive("max-output-bytes", o.int("max-output-bytes", c), default: 256 << 10, min: 4096)
+        maxBufferBytes = positive("max-buffer-bytes", o.int("max-buffer-bytes", c), default: 32 << 20, min: maxFrameBytes,
+                                 why: " (--max-frame-bytes)")
+        maxKeys = positive("max-keys", o.int("max-keys", c), default: 1024)
+        keyIdleSeconds = o.int("key-idle-seconds", c) ?? 3600
+        rsaPerSecond = o.int("rsa-per-second", c) ?? 20
+        rsaGlobalPerSecond = o.int("rsa-global-per-second", c) ?? 50
+        idleTimeoutSeconds = positive("idle-timeout", o.int("idle-timeout", c), default: 300)
+    }
+
+    var poll: PollLimits {
+        var p = PollLimits(maxConnections: maxConnections, maxOutputBytes: maxOutputBytes, maxBufferBytes: maxBufferBytes)
+        p.idleTimeoutMs = Int64(idleTimeoutSeconds) * 1000
+        return p
+    }
+
+    func apply(to conf: inout TestServer.Configuration) {
+        conf.maxPacketLength = maxFrameBytes
+        conf.keyEviction = .init(maxKeys: maxKeys, idleLifetime: keyIdleSeconds == 0 ? nil : Double(keyIdleSeconds))
+        conf.rsaLimitPerAddress = rsaPerSecond == 0 ? nil : .init(perSecond: Double(rsaPerSecond), burst: Double(2 * rsaPerSecond))
+        conf.rsaLimitGlobal = rsaGlobalPerSecond == 0 ? nil
+            : .init(perSecond: Double(rsaGlobalPerSecond), burst: Double(rsaGlobalPerSecond))
+    }
+
+    /// One log line with every limit in force.
+    var summary: String {
+        let fd = descriptorLimit.map(String.init) ?? "unlimited"
+        return "limits: max-connections \(maxConnections) (RLIMIT_NOFILE \(fd)), max-frame-bytes \(maxFrameBytes), "
+            + "max-output-bytes \(maxOutputBytes), max-buffer-bytes \(maxBufferBytes), max-keys \(maxKeys), "
+            + "key-idle-seconds \(keyIdleSeconds), rsa-per-second \(rsaPerSecond), "
+            + "rsa-global-per-second \(rsaGlobalPerSecond), idle-timeout \(idleTimeoutSeconds)"
     }
 }
 
@@ -65,7 +155,7 @@ private func logLine(_ s: String) {
     printError("[\(sec)] \(s)")
 }
 
-private func serve(port: UInt16, keyPath: String?, transports: String) {
+private func serve(port: UInt16, keyPath: String?, transports: String, limits: ServeLimits) {
     var allowed: Set<String>? = nil
     if transports != "all" {
         let names = Set(transports.split(separator: ",").map(String.init))
@@ -93,6 +183,7 @@ private func serve(port: UInt16, keyPath: String?, transports: String) {
     do {
         var conf = TestServer.Configuration(handshake: .init(privateKeys: [key]))
         conf.allowedTransports = allowed
+        limits.apply(to: &conf)
         server = try TestServer(configuration: conf)
     } catch {
         usageError("mtproto serve: \(error)")
@@ -107,20 +198,34 @@ private func serve(port: UInt16, keyPath: String?, transports: String) {
     signal(SIGPIPE, SIG_IGN)
     signal(SIGINT) { _ in mtprotoStopRequested = 1 }
     signal(SIGTERM) { _ in mtprotoStopRequested = 1 }
-    var loop = PollServer(listener: listener)
-    loop.run(onOpen: { fd in
-        server.open(Int(fd))
-        logLine("connection \(fd): opened")
+    logLine(limits.summary)
+    if let fdLimit = limits.descriptorLimit, limits.maxConnections > fdLimit - PollLimits.descriptorHeadroom {
+        logLine("warning: --max-connections \(limits.maxConnections) is above RLIMIT_NOFILE \(fdLimit) minus "
+                + "\(PollLimits.descriptorHeadroom); at the descriptor limit connections are shed as at the cap")
+    }
+    var loop = PollServer(listener: listener, limits: limits.poll)
+    var shed = 0
+    var lastSweep = monotonicMilliseconds()
+    loop.run(onOpen: { fd, address in
+        server.open(Int(fd), address: address)
+        logLine("connection \(fd): opened from \(address)")
     }, onData: { fd, bytes in
         let reply = server.receive(bytes, from: Int(fd), now: unixNow(), using: &rng)
         for line in reply.log { logLine(line) }
-        return PollServer.Reply(send: reply.send, close: reply.close)
+        return PollServer.Reply(send: reply.send, close: reply.close, buffered: server.bufferedByteCount(of: Int(fd)))
     }, onClose: { fd, why in
         server.close(Int(fd))
+        if why.hasPrefix("shed") { shed += 1 }
         logLine("connection \(fd): closed (\(why))")
-    }, shouldStop: { mtprotoStopRequested != 0 })
+    }, onTick: { now in
+        guard now - lastSweep >= 5_000 else { return }
+        lastSweep = now
+        for line in server.sweep(now: unixNow()) { logLine(line) }
+    }, log: logLine, shouldStop: { mtprotoStopRequested != 0 })
     close(listener)
-    logLine("stopped; \(server.keyCount) auth keys were created")
+    logLine("stopped; \(server.keysCreated) auth keys were created")
+    logLine("limits hit: \(shed) connections shed, \(server.keysEvicted) auth keys forgotten (\(server.keyCount) held), "
+            + "\(server.rsaOperations) RSA operations, \(server.rsaRefusals) refused by the rate limit")
 }
 
 /// Client transports by name.
