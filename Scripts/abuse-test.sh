@@ -45,6 +45,8 @@ command -v python3 >/dev/null || { echo "abuse-test: python3 is required"; exit 
 
 RSS_BOUND_KB=$((160 * 1024))
 SERVER_NOFILE=512
+hard_nofile=$(ulimit -Hn)
+if [ "$hard_nofile" != unlimited ] && [ "$hard_nofile" -lt "$SERVER_NOFILE" ]; then SERVER_NOFILE=$hard_nofile; fi
 CAP=$((SERVER_NOFILE - 32))
 
 work=$(mktemp -d)
