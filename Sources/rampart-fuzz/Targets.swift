@@ -1,4 +1,5 @@
 // Every fuzz target, in the order `rampart-fuzz list` prints them and Scripts/fuzz.sh runs them.
 // A new decoder gets a target here and a seed corpus (`rampart-fuzz seed <name> Tests/Fuzz/corpus/<name>`).
 
-let allTargets: [FuzzTarget] = transportTargets + tlTargets + messageTargets + handshakeTargets
+let allTargets: [FuzzTarget] = transportTargets + tlTargets + messageTargets + handshakeTargets + symmetricTargets
+    + keyTargets + numberTargets
