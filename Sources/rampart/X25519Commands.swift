@@ -84,6 +84,10 @@ func boxCommand(_ args: [String]) {
         } catch .authenticationFailure {
             printError("rampart: box open: authentication failed (wrong keys or nonce, or the box was modified)")
             exit(1)
+        } catch .invalidInputLength {
+            // As libsodium and `secretbox open`: too short to hold a tag is an authentication failure.
+            printError("rampart: box open: input shorter than the 16-byte tag, cannot be a box")
+            exit(1)
         } catch {
             usageError("box open: \(explain(error))")
         }

@@ -27,15 +27,14 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The integer whose big-endian magnitude is `bytes` (leading zero bytes are allowed).
+    /// No temporary copy of `bytes` is made (they may be a secret being parsed).
     public init<C: Collection<UInt8>>(bigEndian bytes: C) {
-        let b = Array(bytes)
-        let n = (b.count + 7) / 8
-        var l = [UInt64](repeating: 0, count: n)
-        var i = b.count - 1, k = 0
-        while i >= 0 {
-            l[k >> 3] |= UInt64(b[i]) << (UInt64(k & 7) * 8)
-            k += 1
-            i -= 1
+        let count = bytes.count
+        var l = [UInt64](repeating: 0, count: (count + 7) / 8)
+        var k = count - 1   // bit position / 8 of the current byte, from the most significant
+        for b in bytes {
+            l[k >> 3] |= UInt64(b) << (UInt64(k & 7) * 8)
+            k -= 1
         }
         self.init(limbs: l)
     }
@@ -448,6 +447,11 @@ enum LimbMath {
             un[i] = (u[i] << s) | (s == 0 ? 0 : u[i - 1] >> (64 - s))
         }
         un[0] = u[0] << s
+        // The normalised copies may hold a secret operand (an RSA prime as a divisor): wiped.
+        defer {
+            un.withUnsafeMutableBytes { secureZero($0) }
+            vn.withUnsafeMutableBytes { secureZero($0) }
+        }
         var q = [UInt64](repeating: 0, count: m + 1)
         let vTop = vn[n - 1], vNext = vn[n - 2]
         var j = m

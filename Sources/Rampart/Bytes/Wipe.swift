@@ -18,6 +18,61 @@ nonisolated(unsafe) public var secureZeroImplementation: (UnsafeMutableRawPointe
     p.initializeMemory(as: UInt8.self, repeating: 0, count: n)
 }
 
+/// Secret bytes (a nonce, a temporary key, a DH exponent) in one allocation owned by this object,
+/// zeroed and freed when it is released. Immutable after creation. Every way in copies, so no array
+/// that shares its buffer survives the wipe; every way out is a scoped view or a copy the caller
+/// wipes.
+package final class SecretBytes: @unchecked Sendable {
+    // Immutable after init.
+    private let base: UnsafeMutableRawPointer
+    /// The number of bytes (public).
+    package let count: Int
+
+    /// Lets `body` write all `count` bytes of fresh zeroed storage.
+    package init(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) -> Void) {
+        self.count = count
+        base = .allocate(byteCount: max(count, 1), alignment: 16)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: max(count, 1))
+        body(UnsafeMutableRawBufferPointer(start: base, count: count))
+    }
+
+    /// A copy of `bytes` (the caller still owns and wipes its own buffer).
+    package convenience init(_ bytes: UnsafeRawBufferPointer) {
+        self.init(count: bytes.count) { if let b = bytes.baseAddress { $0.baseAddress!.copyMemory(from: b, byteCount: bytes.count) } }
+    }
+
+    /// A copy of `bytes` (the caller still owns and wipes its own array).
+    package convenience init(_ bytes: [UInt8]) {
+        self.init(count: bytes.count) { out in bytes.withUnsafeBytes { if let b = $0.baseAddress { out.baseAddress!.copyMemory(from: b, byteCount: $0.count) } } }
+    }
+
+    /// `count` bytes from `rng`, written straight into the owned storage (8 bytes per draw,
+    /// little-endian, the last draw truncated: the order of `fillRandom`).
+    package static func random<R: RandomNumberGenerator>(_ count: Int, using rng: inout R) -> SecretBytes {
+        SecretBytes(count: count) { fillRandom($0, using: &rng) }
+    }
+
+    /// Runs `body` over the bytes in place. Do not let the pointer escape.
+    package func withUnsafeBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
+        try withExtendedLifetime(self) { () throws(E) -> T in try body(UnsafeRawBufferPointer(start: base, count: count)) }
+    }
+
+    /// Runs `body` over a temporary array copy of the bytes, wiped afterwards (`body` must not keep it).
+    package func withBytes<T, E: Error>(_ body: ([UInt8]) throws(E) -> T) throws(E) -> T {
+        var copy = bytes
+        defer { copy.secureWipe() }
+        return try body(copy)
+    }
+
+    /// A copy of the bytes: the caller owns it and wipes it (`secureWipe()`).
+    package var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    deinit {
+        secureZero(UnsafeMutableRawBufferPointer(start: base, count: max(count, 1)))
+        base.deallocate()
+    }
+}
+
 /// The limbs of a secret number, in one allocation owned by this object (never shared with an
 /// array, so no copy-on-write copy can escape the wipe), zeroed and freed when it is released.
 final class SecretLimbs: @unchecked Sendable {

@@ -336,6 +336,7 @@ enum AESPortableCore {
         q.encrypt(skey, rounds)
         q.ortho()
         let (w0, w1, w2, w3) = aesInterleaveOut(q.q0, q.q4)
+        wipe(&q)
         return (UInt64(w0) | UInt64(w1) << 32, UInt64(w2) | UInt64(w3) << 32)
     }
 
@@ -349,6 +350,7 @@ enum AESPortableCore {
         q.decrypt(skey, rounds)
         q.ortho()
         let (w0, w1, w2, w3) = aesInterleaveOut(q.q0, q.q4)
+        wipe(&q)
         return (UInt64(w0) | UInt64(w1) << 32, UInt64(w2) | UInt64(w3) << 32)
     }
 
@@ -359,7 +361,9 @@ enum AESPortableCore {
         q.ortho()
         q.subBytes()
         q.ortho()
-        return UInt32(truncatingIfNeeded: q.q0)
+        let out = UInt32(truncatingIfNeeded: q.q0)
+        wipe(&q)
+        return out
     }
 
     /// The FIPS-197 key expansion into `4 * (rounds + 1)` little-endian words at `w`. Returns the

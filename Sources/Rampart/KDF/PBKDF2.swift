@@ -45,9 +45,13 @@ public enum PBKDF2 {
         run(prf: prf, password: password, salt: salt, iterations: iterations, output: output, backend: backend)
     }
 
+    /// The longest output any PBKDF2 function here derives: 16 MiB. RFC 8018 allows up to
+    /// (2^32 − 1)·hLen bytes, which no caller needs and which would exhaust memory before it failed.
+    public static let maximumOutputByteCount = 1 << 24
+
     static func validate(prf: PseudoRandomFunction, iterations: Int, outputByteCount: Int) throws(RampartError) {
         guard iterations >= 1 else { throw .invalidParameter("PBKDF2 iterations must be at least 1") }
-        guard outputByteCount >= 1 else { throw .invalidOutputLength }
+        guard outputByteCount >= 1, outputByteCount <= maximumOutputByteCount else { throw .invalidOutputLength }
         let hLen: Int
         switch prf {
         case .hmacSHA1: hLen = 20

@@ -51,9 +51,9 @@ public enum Scrypt {
     ///   - n: the CPU/memory cost N, a power of two with `2 ≤ N < 2^(16·r)`.
     ///   - r: the block size parameter (blocks are `128·r` bytes), `r ≥ 1`.
     ///   - p: the parallelisation parameter (lanes, run sequentially here), `p ≥ 1`, `r·p < 2^30`.
-    ///   - outputByteCount: 1 to `(2^32 − 1)·32` bytes.
+    ///   - outputByteCount: 1 to ``maximumOutputByteCount`` bytes.
     ///   - memoryLimit: the most memory this call may allocate, compared with
-    ///     ``memoryRequired(n:r:p:)``.
+    ///     ``memoryRequired(n:r:p:)`` plus `outputByteCount`.
     /// - Throws: ``RampartError/invalidParameter(_:)`` (`"N"`, `"r"`, `"p"` or `"r*p"`),
     ///   ``RampartError/invalidOutputLength``, ``RampartError/memoryLimitExceeded(required:limit:)``
     ///   (with `required == Int.max` when the size overflows). Nothing is allocated on error.
@@ -61,7 +61,8 @@ public enum Scrypt {
         password: P, salt: S, n: Int, r: Int, p: Int, outputByteCount: Int,
         memoryLimit: Int = defaultMemoryLimit
     ) throws(RampartError) -> SymmetricKey {
-        let bytes = try validate(n: n, r: r, p: p, outputByteCount: outputByteCount, memoryLimit: memoryLimit)
+        let bytes = try validate(n: n, r: r, p: p, outputByteCount: outputByteCount, memoryLimit: memoryLimit,
+                                 allocatesOutput: true)
         return withContiguousBytes(password) { pw in
             withContiguousBytes(salt) { s in
                 SymmetricKey(count: outputByteCount) { out in
@@ -96,7 +97,12 @@ public enum Scrypt {
     }
 
     /// Checks every parameter and returns the region size (``memoryRequired(n:r:p:)``).
-    static func validate(n: Int, r: Int, p: Int, outputByteCount: Int, memoryLimit: Int) throws(RampartError) -> Int {
+    /// The longest output scrypt derives here: 16 MiB. RFC 7914 allows up to (2^32 − 1)·32 bytes,
+    /// which would exhaust memory before it failed.
+    public static let maximumOutputByteCount = 1 << 24
+
+    static func validate(n: Int, r: Int, p: Int, outputByteCount: Int, memoryLimit: Int,
+                         allocatesOutput: Bool = false) throws(RampartError) -> Int {
         guard n >= 2, n & (n &- 1) == 0 else { throw .invalidParameter("N") }
         guard r >= 1 else { throw .invalidParameter("r") }
         guard p >= 1 else { throw .invalidParameter("p") }
@@ -105,13 +111,17 @@ public enum Scrypt {
         guard n >> (16 * min(r, 4)) == 0 else { throw .invalidParameter("N") }
         let (rp, rpOverflow) = r.multipliedReportingOverflow(by: p)
         guard !rpOverflow, rp < 1 << 30 else { throw .invalidParameter("r*p") }
-        guard outputByteCount >= 1, Int64(outputByteCount) <= Int64(UInt32.max) * 32 else {
+        guard outputByteCount >= 1, outputByteCount <= maximumOutputByteCount else {
             throw .invalidOutputLength
         }
         guard let bytes = memoryRequired(n: n, r: r, p: p) else {
             throw .memoryLimitExceeded(required: Int.max, limit: memoryLimit)
         }
-        guard bytes <= memoryLimit else { throw .memoryLimitExceeded(required: bytes, limit: memoryLimit) }
+        // The allocating form also holds the output: it counts against the limit.
+        let (total, overflow) = bytes.addingReportingOverflow(allocatesOutput ? outputByteCount : 0)
+        guard !overflow, total <= memoryLimit else {
+            throw .memoryLimitExceeded(required: overflow ? Int.max : total, limit: memoryLimit)
+        }
         return bytes
     }
 

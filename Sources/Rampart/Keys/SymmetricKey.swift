@@ -4,11 +4,26 @@
 public struct SymmetricKeySize: Sendable, Equatable {
     /// The size in bits.
     public let bitCount: Int
-    /// Creates a size; `bitCount` must be a positive multiple of 8.
-    public init(bitCount: Int) { self.bitCount = bitCount }
-    public static let bits128 = SymmetricKeySize(bitCount: 128)
-    public static let bits192 = SymmetricKeySize(bitCount: 192)
-    public static let bits256 = SymmetricKeySize(bitCount: 256)
+
+    /// Creates a size.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength`` unless `bitCount` is a positive multiple of 8 of
+    ///   at most ``maximumBitCount`` (a negative or odd count would otherwise make a short key
+    ///   silently; CryptoKit traps instead).
+    public init(bitCount: Int) throws(RampartError) {
+        guard bitCount > 0, bitCount % 8 == 0, bitCount <= SymmetricKeySize.maximumBitCount else {
+            throw .invalidKeyLength
+        }
+        self.bitCount = bitCount
+    }
+
+    private init(checked bitCount: Int) { self.bitCount = bitCount }
+
+    /// The largest size a random key may have: 2^20 bits (128 KiB).
+    public static let maximumBitCount = 1 << 20
+    public static let bits128 = SymmetricKeySize(checked: 128)
+    public static let bits192 = SymmetricKeySize(checked: 192)
+    public static let bits256 = SymmetricKeySize(checked: 256)
 }
 
 /// A symmetric key (CryptoKit's shape). Its bytes live in one heap buffer that is zeroed when the
@@ -50,7 +65,7 @@ public struct SymmetricKey: Sendable, Equatable {
 
     /// A random key of the given size from `rng`.
     public init<R: RandomNumberGenerator>(size: SymmetricKeySize, using rng: inout R) {
-        let n = max(0, size.bitCount / 8)
+        let n = size.bitCount / 8   // positive and whole: checked by SymmetricKeySize
         storage = Storage(count: n)
         fillRandom(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[0..<n]), using: &rng)
     }

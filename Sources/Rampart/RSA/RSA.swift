@@ -180,8 +180,10 @@ public enum RSA {
             guard p > one, q > one else { throw .invalidRSAKey }
             var p1 = (try? p - one) ?? BigUInt(), q1 = (try? q - one) ?? BigUInt()
             var t1 = p * q, t2 = (try? d.remainder(dividingBy: p1)) ?? BigUInt(), t3 = (try? d.remainder(dividingBy: q1)) ?? BigUInt()
-            var t4 = (try? (q * qinv).remainder(dividingBy: p)) ?? BigUInt()
-            var t5 = (try? (e * dp).remainder(dividingBy: p1)) ?? BigUInt(), t6 = (try? (e * dq).remainder(dividingBy: q1)) ?? BigUInt()
+            var qq = q * qinv, edp = e * dp, edq = e * dq
+            var t4 = (try? qq.remainder(dividingBy: p)) ?? BigUInt()
+            var t5 = (try? edp.remainder(dividingBy: p1)) ?? BigUInt(), t6 = (try? edq.remainder(dividingBy: q1)) ?? BigUInt()
+            qq.wipe(); edp.wipe(); edq.wipe()
             let consistent = t1 == n && t2 == dp && t3 == dq && qinv < p && t4 == one && t5 == one && t6 == one
                 && d.limbs.count <= n.limbs.count
             p1.wipe(); q1.wipe(); t1.wipe(); t2.wipe(); t3.wipe(); t4.wipe(); t5.wipe(); t6.wipe()
@@ -206,17 +208,33 @@ public enum RSA {
             guard bits % 128 == 0, (1024...8192).contains(bits) else { throw .invalidParameter("bits") }
             let e = BigUInt(65537), one = BigUInt(1)
             while true {
+                // Every secret intermediate is wiped when the attempt ends; the key keeps its own copies.
                 var p = try BigUInt.randomPrime(bits: bits / 2, coprimeTo: e, using: &rng)
                 var q = try BigUInt.randomPrime(bits: bits / 2, coprimeTo: e, using: &rng)
+                var diff = BigUInt(), p1 = BigUInt(), q1 = BigUInt(), g = BigUInt(), phi = BigUInt(), lambda = BigUInt()
+                var d = BigUInt(), qinv = BigUInt(), dp = BigUInt(), dq = BigUInt()
+                defer {
+                    p.wipe(); q.wipe(); diff.wipe(); p1.wipe(); q1.wipe(); g.wipe(); phi.wipe(); lambda.wipe()
+                    d.wipe(); qinv.wipe(); dp.wipe(); dq.wipe()
+                }
                 if p < q { swap(&p, &q) }
-                guard let diff = p.subtracting(q), diff.bitWidth > bits / 2 - 100 else { continue }
+                diff = p.subtracting(q) ?? BigUInt()
+                guard diff.bitWidth > bits / 2 - 100 else { continue }
                 let n = p * q
-                guard n.bitWidth == bits, let p1 = p.subtracting(one), let q1 = q.subtracting(one) else { continue }
-                let g = BigUInt.gcd(p1, q1)
-                guard let lambda = try? (p1 * q1).quotientAndRemainder(dividingBy: g).quotient,
-                      let d = try? e.inverse(modulo: lambda), d.bitWidth > bits / 2,
-                      let qinv = try? q.inverse(modulo: p) else { continue }
-                let dp = try d.remainder(dividingBy: p1), dq = try d.remainder(dividingBy: q1)
+                guard n.bitWidth == bits else { continue }
+                // Assigned straight into the wiped variables (an optional binding would be a second,
+                // unwiped reference to the same buffer).
+                p1 = p.subtracting(one) ?? BigUInt()
+                q1 = q.subtracting(one) ?? BigUInt()
+                g = BigUInt.gcd(p1, q1)
+                phi = p1 * q1
+                lambda = (try? phi.quotientAndRemainder(dividingBy: g).quotient) ?? BigUInt()
+                d = (try? e.inverse(modulo: lambda)) ?? BigUInt()
+                guard d.bitWidth > bits / 2 else { continue }
+                qinv = (try? q.inverse(modulo: p)) ?? BigUInt()
+                guard !qinv.isZero else { continue }
+                dp = try d.remainder(dividingBy: p1)
+                dq = try d.remainder(dividingBy: q1)
                 return try PrivateKey(modulus: n, publicExponent: e, privateExponent: d, prime1: p, prime2: q,
                                       exponent1: dp, exponent2: dq, coefficient: qinv)
             }
@@ -233,11 +251,11 @@ public enum RSA {
         ///
         /// - Throws: ``RampartError/invalidDER(_:)``, ``RampartError/invalidRSAKey``.
         public init(pemRepresentation pem: String) throws(RampartError) {
-            let blocks = try PEM.decodeAll(pem)
+            var blocks = try PEM.decodeAll(pem)
+            // Wiped in place: no other reference to the decoded DER is kept.
+            defer { for i in blocks.indices { blocks[i].der.secureWipe() } }
             guard blocks.count == 1, blocks[0].label == "RSA PRIVATE KEY" else { throw .invalidDER(.invalidPEM) }
-            var der = blocks[0].der
-            defer { der.secureWipe() }
-            try self.init(pkcs1DERRepresentation: der)
+            try self.init(pkcs1DERRepresentation: blocks[0].der)
         }
 
         /// Parses PKCS#1 `RSAPrivateKey` DER (version 0).

@@ -94,7 +94,7 @@ public struct ClientHandshake: Sendable {
     struct Exchange: Sendable {
         var nonce: [UInt8], serverNonce: [UInt8], newNonce: SecretBytes
         var g: Int32, prime: BigUInt, gA: BigUInt
-        var tmpKey: [UInt8], tmpIV: [UInt8]
+        var tmpKey: SecretBytes, tmpIV: SecretBytes
         /// g_a^b mod p as 256 bytes, pending the server's confirmation.
         var authKey: SecretBytes?
         var timeOffset: Int64
@@ -161,15 +161,16 @@ public struct ClientHandshake: Sendable {
         } catch {
             throw .handshakeFailed("pq does not factor into two primes")
         }
-        let newNonce = SecretBytes(MTProtoRandom.bytes(32, using: &rng))
+        let newNonce = SecretBytes.random(32, using: &rng)
         let kind: PQInnerData.Kind
         switch configuration.mode {
         case .permanent: kind = .dc(configuration.dc)
         case .temporary(let e): kind = .temporaryDC(configuration.dc, expiresIn: e)
         }
-        let inner = PQInnerData(pq: res.pq, p: factors.p.bigEndianBytes(), q: factors.q.bigEndianBytes(),
+        var inner = PQInnerData(pq: res.pq, p: factors.p.bigEndianBytes(), q: factors.q.bigEndianBytes(),
                                 nonce: nonce, serverNonce: res.serverNonce, newNonce: newNonce.bytes, kind: kind)
         var data = inner.serialized
+        inner.newNonce.secureWipe()
         defer { data.withUnsafeMutableBytes { secureZero($0) } }
         let encrypted = try RSAPad.encrypt(data, key: key, using: &rng)
         let req = ReqDHParams(nonce: nonce, serverNonce: res.serverNonce, p: inner.p, q: inner.q,
@@ -190,7 +191,7 @@ public struct ClientHandshake: Sendable {
             guard ConstantTime.equals(n, nonce), ConstantTime.equals(s, serverNonce) else {
                 throw .handshakeFailed("server_DH_params_fail nonce mismatch")
             }
-            guard ConstantTime.equals(hash, newNonce.withBytes { HandshakeCrypto.newNonceHashForFail(newNonce: $0) }) else {
+            guard ConstantTime.equals(hash, HandshakeCrypto.newNonceHashForFail(newNonce: newNonce)) else {
                 throw .handshakeFailed("server_DH_params_fail hash mismatch")
             }
             state = .failed
@@ -201,7 +202,7 @@ public struct ClientHandshake: Sendable {
             }
             answer = encrypted
         }
-        let (tmpKey, tmpIV) = newNonce.withBytes { HandshakeCrypto.temporaryKeyIV(newNonce: $0, serverNonce: serverNonce) }
+        let (tmpKey, tmpIV) = HandshakeCrypto.temporaryKeyIV(newNonce: newNonce, serverNonce: serverNonce)
         let inner = try HandshakeCrypto.decryptAndVerify(answer, key: tmpKey, iv: tmpIV) { (r: inout TLReader) throws(MTProtoError) in
             try ServerDHInnerData(reading: &r)
         }
@@ -236,9 +237,8 @@ public struct ClientHandshake: Sendable {
         let mod: Modulus
         do { mod = try Modulus(ex.prime) } catch { throw .dhCheckFailed("dh_prime is not a usable modulus") }
         for _ in 0..<16 {
-            var bBytes = MTProtoRandom.bytes(256, using: &rng)
-            var b = BigUInt(bigEndian: bBytes)
-            bBytes.withUnsafeMutableBytes { secureZero($0) }
+            let bBytes = SecretBytes.random(256, using: &rng)
+            var b = bBytes.withUnsafeBytes { BigUInt(bigEndian: $0) }
             defer { b.wipe() }
             let gB = mod.constantTimePower(BigUInt(UInt64(ex.g)), b)
             guard (try? DiffieHellman.checkPublicValue(gB, prime: ex.prime)) != nil else { continue }
@@ -263,16 +263,15 @@ public struct ClientHandshake: Sendable {
             throw .handshakeFailed("dh_gen nonce mismatch")
         }
         guard let pendingKey = ex.authKey else { throw .invalidAuthKey }
-        let key = try pendingKey.withBytes { (b) throws(MTProtoError) in try AuthKey(b) }
-        let expected = ex.newNonce.withBytes {
-            HandshakeCrypto.newNonceHash(newNonce: $0, number: answer.kind.rawValue, authKeyAuxHash: key.auxHashBytes)
-        }
+        let key = try pendingKey.withUnsafeBytes { (b) throws(MTProtoError) in try AuthKey(b) }
+        let expected = HandshakeCrypto.newNonceHash(newNonce: ex.newNonce, number: answer.kind.rawValue,
+                                                    authKeyAuxHash: key.auxHashBytes)
         guard ConstantTime.equals(expected, answer.newNonceHash) else {
             throw .handshakeFailed("new_nonce_hash\(answer.kind.rawValue) mismatch")
         }
         switch answer.kind {
         case .ok:
-            let salt = ex.newNonce.withBytes { HandshakeCrypto.initialSalt(newNonce: $0, serverNonce: ex.serverNonce) }
+            let salt = HandshakeCrypto.initialSalt(newNonce: ex.newNonce, serverNonce: ex.serverNonce)
             state = .done
             return .completed(HandshakeResult(authKey: key, serverSalt: salt, timeOffset: ex.timeOffset,
                                               expiresIn: ex.expiresIn, dc: ex.dc))

@@ -25,29 +25,92 @@ public enum MTProtoRandom {
 /// The handshake's hash-and-encrypt helpers.
 public enum HandshakeCrypto {
     /// `tmp_aes_key` and `tmp_aes_iv` from new_nonce and server_nonce (spec §3.4).
+    /// The returned arrays hold the key: wipe them (`secureWipe()`) when done.
     public static func temporaryKeyIV(newNonce: [UInt8], serverNonce: [UInt8]) -> (key: [UInt8], iv: [UInt8]) {
-        let ns = Insecure.SHA1.hash(data: newNonce + serverNonce).bytes
-        let sn = Insecure.SHA1.hash(data: serverNonce + newNonce).bytes
-        let nn = Insecure.SHA1.hash(data: newNonce + newNonce).bytes
-        let key = ns + sn[0..<12]
-        let iv = Array(sn[12..<20]) + nn + newNonce[0..<4]
-        return (key, iv)
+        let (key, iv) = newNonce.withUnsafeBytes { temporaryKeyIV(newNonce: $0, serverNonce: serverNonce) }
+        return (key.bytes, iv.bytes)
     }
 
-    /// `new_nonce_hashN = SHA1(new_nonce ‖ N ‖ auth_key_aux_hash)[4..<20]` (spec §3.2 step 9).
+    /// `tmp_aes_key` and `tmp_aes_iv` in wiped storage, hashed incrementally: no concatenation of
+    /// new_nonce is ever made (each would be a stray copy of the secret).
+    static func temporaryKeyIV(newNonce: SecretBytes, serverNonce: [UInt8]) -> (key: SecretBytes, iv: SecretBytes) {
+        newNonce.withUnsafeBytes { temporaryKeyIV(newNonce: $0, serverNonce: serverNonce) }
+    }
+
+    static func temporaryKeyIV(newNonce nn: UnsafeRawBufferPointer, serverNonce: [UInt8]) -> (key: SecretBytes, iv: SecretBytes) {
+        serverNonce.withUnsafeBytes { sn in
+            func sha1(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Insecure.SHA1.Digest {
+                var h = Insecure.SHA1()
+                h.update(bufferPointer: a)
+                h.update(bufferPointer: b)
+                return h.finalize()
+            }
+            let hNS = sha1(nn, sn), hSN = sha1(sn, nn), hNN = sha1(nn, nn)   // digests live on the stack
+            let key = SecretBytes(count: 32) { out in
+                hNS.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 20) }
+                hSN.withUnsafeBytes { (out.baseAddress! + 20).copyMemory(from: $0.baseAddress!, byteCount: 12) }
+            }
+            let iv = SecretBytes(count: 32) { out in
+                hSN.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress! + 12, byteCount: 8) }
+                hNN.withUnsafeBytes { (out.baseAddress! + 8).copyMemory(from: $0.baseAddress!, byteCount: 20) }
+                (out.baseAddress! + 28).copyMemory(from: nn.baseAddress!, byteCount: min(4, nn.count))
+            }
+            return (key, iv)
+        }
+    }
+
+    /// `new_nonce_hashN = SHA1(new_nonce ‖ N ‖ auth_key_aux_hash)[4..<20]` (spec §3.2 step 9),
+    /// hashed incrementally (no concatenated copy of new_nonce).
     public static func newNonceHash(newNonce: [UInt8], number: UInt8, authKeyAuxHash: [UInt8]) -> [UInt8] {
-        Array(Insecure.SHA1.hash(data: newNonce + [number] + authKeyAuxHash).bytes[4..<20])
+        newNonce.withUnsafeBytes { newNonceHash(newNonce: $0, number: number, authKeyAuxHash: authKeyAuxHash) }
+    }
+
+    static func newNonceHash(newNonce: SecretBytes, number: UInt8, authKeyAuxHash: [UInt8]) -> [UInt8] {
+        newNonce.withUnsafeBytes { newNonceHash(newNonce: $0, number: number, authKeyAuxHash: authKeyAuxHash) }
+    }
+
+    static func newNonceHash(newNonce: UnsafeRawBufferPointer, number: UInt8, authKeyAuxHash: [UInt8]) -> [UInt8] {
+        var h = Insecure.SHA1()
+        h.update(bufferPointer: newNonce)
+        h.update(data: [number])
+        h.update(data: authKeyAuxHash)
+        return Array(h.finalize().bytes[4..<20])
     }
 
     /// The initial server salt (spec §2.3; see ``ServerSalts/initialSalt(newNonce:serverNonce:)``).
     /// The handshake's nonces always have the right sizes (int256, int128).
-    static func initialSalt(newNonce: [UInt8], serverNonce: [UInt8]) -> Int64 {
-        ServerSalts.initialSalt(newNonce: newNonce, serverNonce: serverNonce) ?? 0
+    static func initialSalt(newNonce: SecretBytes, serverNonce: [UInt8]) -> Int64 {
+        newNonce.withUnsafeBytes { nn in
+            guard nn.count == 32, serverNonce.count == 16 else { return 0 }
+            var v: UInt64 = 0
+            for i in 0..<8 { v |= UInt64(nn[i] ^ serverNonce[i]) << (8 * UInt64(i)) }
+            return Int64(bitPattern: v)   // the same value as ServerSalts.initialSalt, without a copy
+        }
     }
 
     /// `SHA1(new_nonce)[4..<20]`, the hash in `server_DH_params_fail`.
     public static func newNonceHashForFail(newNonce: [UInt8]) -> [UInt8] {
         Array(Insecure.SHA1.hash(data: newNonce).bytes[4..<20])
+    }
+
+    static func newNonceHashForFail(newNonce: SecretBytes) -> [UInt8] {
+        newNonce.withUnsafeBytes { Array(Insecure.SHA1.hash(bufferPointer: $0).bytes[4..<20]) }
+    }
+
+    /// ``hashAndEncrypt(_:key:iv:using:)`` with the key and IV in wiped storage.
+    static func hashAndEncrypt<R: RandomNumberGenerator>(_ data: [UInt8], key: SecretBytes, iv: SecretBytes,
+                                                         using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        try key.withBytes { (k) throws(MTProtoError) in
+            try iv.withBytes { (v) throws(MTProtoError) in try hashAndEncrypt(data, key: k, iv: v, using: &rng) }
+        }
+    }
+
+    /// ``decryptAndVerify(_:key:iv:parse:)`` with the key and IV in wiped storage.
+    static func decryptAndVerify<T>(_ encrypted: [UInt8], key: SecretBytes, iv: SecretBytes,
+                                    parse: (inout TLReader) throws(MTProtoError) -> T) throws(MTProtoError) -> T {
+        try key.withBytes { (k) throws(MTProtoError) in
+            try iv.withBytes { (v) throws(MTProtoError) in try decryptAndVerify(encrypted, key: k, iv: v, parse: parse) }
+        }
     }
 
     /// `AES-IGE(SHA1(data) ‖ data ‖ padding)` with the temporary key/IV; padding is the random
@@ -105,13 +168,23 @@ public enum RSAPad {
                                                          using rng: inout R) throws(MTProtoError) -> [UInt8] {
         guard data.count <= 144 else { throw .handshakeFailed("RSA_PAD data longer than 144 bytes") }
         guard key.byteCount == 256 else { throw .handshakeFailed("RSA_PAD needs a 2048-bit key") }
-        var padded = data + MTProtoRandom.bytes(192 - data.count, using: &rng)
-        defer { padded.withUnsafeMutableBytes { secureZero($0) } }
-        let reversed = Array(padded.reversed())
+        // Every buffer that holds the data (new_nonce is in it) is built at its final size and wiped.
+        var padded = [UInt8](repeating: 0, count: 192)
+        padded.withUnsafeMutableBytes { out in
+            data.withUnsafeBytes { if let b = $0.baseAddress { out.baseAddress!.copyMemory(from: b, byteCount: $0.count) } }
+            fillRandom(out.baseAddress! + data.count, 192 - data.count, &rng)
+        }
+        defer { padded.secureWipe() }
+        var dataWithHash = [UInt8](repeating: 0, count: 224)
+        defer { dataWithHash.secureWipe() }
+        for i in 0..<192 { dataWithHash[i] = padded[191 - i] }
         for _ in 0..<64 {
             var tempKey = MTProtoRandom.bytes(32, using: &rng)
             defer { tempKey.withUnsafeMutableBytes { secureZero($0) } }
-            let dataWithHash = reversed + SHA256.hash(data: tempKey + padded).bytes
+            var hasher = SHA256()
+            hasher.update(data: tempKey)
+            hasher.update(data: padded)
+            hasher.finalize().withUnsafeBytes { d in for i in 0..<32 { dataWithHash[192 + i] = d[i] } }
             let aesEncrypted: [UInt8]
             do {
                 aesEncrypted = try AES.IGE.encrypt(dataWithHash, using: try AES.Cipher(key: tempKey),
@@ -156,9 +229,16 @@ public enum RSAPad {
             throw failure
         }
         defer { dataWithHash.withUnsafeMutableBytes { secureZero($0) } }
-        let padded = Array(dataWithHash[0..<192].reversed())
-        let check = SHA256.hash(data: tempKey + padded)
-        guard check.constantTimeEquals(dataWithHash[192..<224]) else { throw failure }
+        // The result (new_nonce is in it) is the caller's to wipe.
+        var padded = [UInt8](repeating: 0, count: 192)
+        for i in 0..<192 { padded[i] = dataWithHash[191 - i] }
+        var hasher = SHA256()
+        hasher.update(data: tempKey)
+        hasher.update(data: padded)
+        guard hasher.finalize().constantTimeEquals(dataWithHash[192..<224]) else {
+            padded.secureWipe()
+            throw failure
+        }
         return padded
     }
 }
@@ -171,7 +251,13 @@ public enum RSALegacyPad {
                                                          using rng: inout R) throws(MTProtoError) -> [UInt8] {
         guard data.count <= 235 else { throw .handshakeFailed("legacy RSA data longer than 235 bytes") }
         guard key.byteCount == 256 else { throw .handshakeFailed("legacy RSA needs a 2048-bit key") }
-        let block = Insecure.SHA1.hash(data: data).bytes + data + MTProtoRandom.bytes(235 - data.count, using: &rng)
+        var block = [UInt8](repeating: 0, count: 255)
+        defer { block.secureWipe() }
+        block.withUnsafeMutableBytes { out in
+            Insecure.SHA1.hash(data: data).withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 20) }
+            data.withUnsafeBytes { if let b = $0.baseAddress { (out.baseAddress! + 20).copyMemory(from: b, byteCount: $0.count) } }
+            fillRandom(out.baseAddress! + 20 + data.count, 235 - data.count, &rng)
+        }
         do {
             // A 255-byte value is below any 2048-bit modulus with the top bit set.
             return try key.rawPublic(block)
@@ -222,18 +308,5 @@ enum RSAHandshakeBlock {
     }
 }
 
-/// Secret bytes kept across handshake steps (new_nonce, the DH exponent, the pending auth key),
-/// wiped when the last reference goes away. Immutable after creation.
-final class SecretBytes: @unchecked Sendable {
-    private var storage: [UInt8]
-
-    init(_ bytes: [UInt8]) { storage = bytes }
-
-    /// A copy of the bytes (the caller wipes it when done).
-    var bytes: [UInt8] { storage }
-
-    /// Runs `body` over the bytes without copying them.
-    func withBytes<T, E: Error>(_ body: ([UInt8]) throws(E) -> T) throws(E) -> T { try body(storage) }
-
-    deinit { storage.withUnsafeMutableBytes { secureZero($0) } }
-}
+// Secret bytes kept across handshake steps (new_nonce, the DH exponent, the temporary AES key and
+// IV, the pending auth key) are `SecretBytes` (Rampart): owned storage, wiped on release.

@@ -173,8 +173,10 @@ public struct PQInnerData: Sendable, Equatable {
         self.kind = kind
     }
 
+    /// The serialized value holds new_nonce: wipe it when done. Its buffer is reserved at full
+    /// size, so no reallocation leaves a stray copy behind.
     public var serialized: [UInt8] {
-        var w = TLWriter(capacity: 112)
+        var w = TLWriter(capacity: 160)
         switch kind {
         case .legacy: w.constructor(HandshakeConstructor.pqInnerData)
         case .dc: w.constructor(HandshakeConstructor.pqInnerDataDC)

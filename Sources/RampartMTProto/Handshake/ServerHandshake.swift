@@ -60,7 +60,7 @@ public struct ServerHandshake: Sendable {
         var nonce: [UInt8], serverNonce: [UInt8], newNonce: SecretBytes
         /// The secret exponent a, big-endian.
         var a: SecretBytes
-        var tmpKey: [UInt8], tmpIV: [UInt8]
+        var tmpKey: SecretBytes, tmpIV: SecretBytes
         var expiresIn: Int32?, dc: Int32?
         var retryID: UInt64
         var retries = 0
@@ -144,7 +144,8 @@ public struct ServerHandshake: Sendable {
         guard req.p == p, req.q == q else { throw .handshakeFailed("req_DH_params p, q do not match") }
         guard let index = fingerprints.firstIndex(of: req.fingerprint) else { throw .unknownFingerprint }
         let key = configuration.privateKeys[index]
-        let inner = try decodeInnerData(req.encryptedData, key: key)
+        var inner = try decodeInnerData(req.encryptedData, key: key)
+        defer { inner.newNonce.secureWipe() }
         guard inner.pq == pq, inner.p == p, inner.q == q, ConstantTime.equals(inner.nonce, nonce),
               ConstantTime.equals(inner.serverNonce, serverNonce) else {
             throw .handshakeFailed("p_q_inner_data does not match the exchange")
@@ -159,8 +160,8 @@ public struct ServerHandshake: Sendable {
         var secretA: SecretBytes?
         var gA = BigUInt()
         for _ in 0..<16 {
-            let candidate = SecretBytes(MTProtoRandom.bytes(256, using: &rng))
-            var a = candidate.withBytes { BigUInt(bigEndian: $0) }
+            let candidate = SecretBytes.random(256, using: &rng)
+            var a = candidate.withUnsafeBytes { BigUInt(bigEndian: $0) }
             gA = modulus.constantTimePower(BigUInt(UInt64(configuration.g)), a)
             a.wipe()
             if (try? DiffieHellman.checkPublicValue(gA, prime: configuration.prime)) != nil {
@@ -169,12 +170,14 @@ public struct ServerHandshake: Sendable {
             }
         }
         guard let secretA else { throw .dhCheckFailed("no g_a in range") }
-        let (tmpKey, tmpIV) = HandshakeCrypto.temporaryKeyIV(newNonce: inner.newNonce, serverNonce: serverNonce)
+        let newNonce = SecretBytes(inner.newNonce)
+        inner.newNonce.secureWipe()
+        let (tmpKey, tmpIV) = HandshakeCrypto.temporaryKeyIV(newNonce: newNonce, serverNonce: serverNonce)
         let answer = ServerDHInnerData(nonce: nonce, serverNonce: serverNonce, g: configuration.g,
                                        dhPrime: configuration.prime.bigEndianBytes(), gA: gA.bigEndianBytes(),
                                        serverTime: Int32(truncatingIfNeeded: now))
         let encrypted = try HandshakeCrypto.hashAndEncrypt(answer.serialized, key: tmpKey, iv: tmpIV, using: &rng)
-        state = .waitingSetClientDH(Pending(nonce: nonce, serverNonce: serverNonce, newNonce: SecretBytes(inner.newNonce), a: secretA,
+        state = .waitingSetClientDH(Pending(nonce: nonce, serverNonce: serverNonce, newNonce: newNonce, a: secretA,
                                             tmpKey: tmpKey, tmpIV: tmpIV, expiresIn: inner.kind.expiresIn,
                                             dc: inner.kind.dc, retryID: 0))
         return .send(ServerDHParams.ok(nonce: nonce, serverNonce: serverNonce, encryptedAnswer: encrypted).serialized)
@@ -185,7 +188,8 @@ public struct ServerHandshake: Sendable {
         // One RSA private operation, then each padding's checks on the same block.
         var m = try RSAHandshakeBlock.decrypt(encrypted, key: key, failure: .handshakeFailed("encrypted_data does not decode"))
         defer { m.withUnsafeMutableBytes { secureZero($0) } }
-        if let padded = try? RSAPad.unpad(m) {
+        if var padded = try? RSAPad.unpad(m) {
+            defer { padded.secureWipe() }
             var r = TLReader(padded)
             if let inner = try? PQInnerData(reading: &r) { return inner }
         }
@@ -230,9 +234,8 @@ public struct ServerHandshake: Sendable {
             // spec §3.2 step 9: dh_gen_retry (the client retries with retry_id = auth_key_aux_hash),
             // or dh_gen_fail once the retries are used up.
             let kind: DHGenAnswer.Kind = pending.retries < configuration.maxRetries ? .retry : .fail
-            let hash = pending.newNonce.withBytes {
-                HandshakeCrypto.newNonceHash(newNonce: $0, number: kind.rawValue, authKeyAuxHash: key.auxHashBytes)
-            }
+            let hash = HandshakeCrypto.newNonceHash(newNonce: pending.newNonce, number: kind.rawValue,
+                                                    authKeyAuxHash: key.auxHashBytes)
             let answer = DHGenAnswer(kind: kind, nonce: pending.nonce, serverNonce: pending.serverNonce, newNonceHash: hash)
             if kind == .fail {
                 state = .done
@@ -244,11 +247,9 @@ public struct ServerHandshake: Sendable {
             state = .waitingSetClientDH(next)
             return .send(answer.serialized)
         }
-        let (hash, salt) = pending.newNonce.withBytes { newNonce in
-            (HandshakeCrypto.newNonceHash(newNonce: newNonce, number: DHGenAnswer.Kind.ok.rawValue,
-                                          authKeyAuxHash: key.auxHashBytes),
-             HandshakeCrypto.initialSalt(newNonce: newNonce, serverNonce: pending.serverNonce))
-        }
+        let hash = HandshakeCrypto.newNonceHash(newNonce: pending.newNonce, number: DHGenAnswer.Kind.ok.rawValue,
+                                                authKeyAuxHash: key.auxHashBytes)
+        let salt = HandshakeCrypto.initialSalt(newNonce: pending.newNonce, serverNonce: pending.serverNonce)
         state = .done
         let answer = DHGenAnswer(kind: .ok, nonce: pending.nonce, serverNonce: pending.serverNonce, newNonceHash: hash)
         return .completed(HandshakeResult(authKey: key, serverSalt: salt, timeOffset: 0,

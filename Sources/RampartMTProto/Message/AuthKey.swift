@@ -42,13 +42,20 @@ public struct AuthKey: Sendable, Equatable, Hashable {
     /// The number of bytes in an auth key.
     public static let byteCount = 256
 
-    /// Takes a copy of `bytes`, which must be exactly 256 bytes.
+    /// Takes a copy of `bytes`, which must be exactly 256 bytes. The key keeps its own copy (wiped
+    /// on release); `bytes` stays the caller's to wipe.
     /// - Throws: ``MTProtoError/invalidAuthKey`` for any other length.
     public init(_ bytes: some Collection<UInt8>) throws(MTProtoError) {
         guard bytes.count == AuthKey.byteCount else { throw .invalidAuthKey }
-        var copy = Array(bytes)
-        storage = copy.withUnsafeBytes { Storage($0) }
-        copy.secureWipe()
+        if let s = bytes.withContiguousStorageIfAvailable({ Storage(UnsafeRawBufferPointer($0)) }) {
+            storage = s
+        } else {
+            // Not contiguous: one temporary copy, wiped in place (it is never shared).
+            var copy = [UInt8](repeating: 0, count: AuthKey.byteCount)
+            for (i, b) in bytes.enumerated() { copy[i] = b }
+            storage = copy.withUnsafeBytes { Storage($0) }
+            copy.secureWipe()
+        }
         let digest = Insecure.SHA1.hash(bufferPointer: UnsafeRawBufferPointer(start: storage.base, count: 256))
         let (i, a) = digest.withUnsafeBytes { d in (readLE64(d.baseAddress!, 12), readLE64(d.baseAddress!, 0)) }
         // Public by design: auth_key_id travels in clear at the start of every packet.

@@ -257,7 +257,7 @@ struct ScryptTests {
         }
     }
 
-    @Test("Output length must be 1...(2^32 − 1)·32")
+    @Test("Output length must be 1...16 MiB, and the allocating form counts it against the memory limit")
     func invalidOutputLength() throws {
         expectError(.invalidOutputLength) { _ = try scrypt([], [], n: 16, r: 1, p: 1, length: 0, backend: .portable) }
         expectError(.invalidOutputLength) {
@@ -273,11 +273,23 @@ struct ScryptTests {
         expectError(.invalidOutputLength) {
             _ = try Scrypt.deriveKey(password: [UInt8](), salt: [UInt8](), n: 16, r: 1, p: 1, outputByteCount: Int.max)
         }
-        // The largest length passes the check (and the memory limit stops the call before any work).
-        expectError(.memoryLimitExceeded(required: 128 * 19, limit: 0)) {
-            _ = try Scrypt.deriveKey(password: [UInt8](), salt: [UInt8](), n: 16, r: 1, p: 1,
-                                     outputByteCount: Int(UInt32.max) * 32, memoryLimit: 0)
+        // 100 GB (what `rampart kdf scrypt --length 100000000000` asked for) is a typed error, not an
+        // allocation failure.
+        expectError(.invalidOutputLength) {
+            _ = try Scrypt.deriveKey(password: [UInt8](), salt: [UInt8](), n: 16, r: 1, p: 1, outputByteCount: 100_000_000_000)
         }
+        expectError(.invalidOutputLength) {
+            _ = try scrypt([], [], n: 16, r: 1, p: 1, length: Scrypt.maximumOutputByteCount + 1, backend: .portable)
+        }
+        // The largest length passes the check, and the output counts against the memory limit.
+        let max = Scrypt.maximumOutputByteCount
+        expectError(.memoryLimitExceeded(required: 128 * 19 + max, limit: max)) {
+            _ = try Scrypt.deriveKey(password: [UInt8](), salt: [UInt8](), n: 16, r: 1, p: 1,
+                                     outputByteCount: max, memoryLimit: max)
+        }
+        let long = try Scrypt.deriveKey(password: [UInt8](), salt: [UInt8](), n: 16, r: 1, p: 1,
+                                        outputByteCount: 1 << 16, memoryLimit: 128 * 19 + (1 << 16))
+        #expect(long.bitCount == 8 << 16)
     }
 
     @Test("memoryRequired: 128·r·(N + p + 2), nil on overflow or bad input")
@@ -300,7 +312,8 @@ struct ScryptTests {
         expectError(.memoryLimitExceeded(required: required, limit: required - 1)) {
             _ = try scrypt([], [], n: 1024, r: 8, p: 1, length: 32, memoryLimit: required - 1, backend: .portable)
         }
-        expectError(.memoryLimitExceeded(required: required, limit: -1)) {
+        // The allocating form counts its 32-byte output too.
+        expectError(.memoryLimitExceeded(required: required + 32, limit: -1)) {
             _ = try Scrypt.deriveKey(password: [UInt8](), salt: [UInt8](), n: 1024, r: 8, p: 1, outputByteCount: 32,
                                      memoryLimit: -1)
         }
@@ -308,8 +321,8 @@ struct ScryptTests {
         #expect(try scrypt([], [], n: 16, r: 1, p: 1, length: 64, memoryLimit: small, backend: .portable)
             == hex("77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
                 + "fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"))
-        // The default limit rejects N = 2^20, r = 8 (1 GiB + 3 KiB) before allocating anything.
-        expectError(.memoryLimitExceeded(required: 128 * 8 * ((1 << 20) + 3), limit: 1 << 30)) {
+        // The default limit rejects N = 2^20, r = 8 (1 GiB + 3 KiB, plus the output) before allocating anything.
+        expectError(.memoryLimitExceeded(required: 128 * 8 * ((1 << 20) + 3) + 32, limit: 1 << 30)) {
             _ = try Scrypt.deriveKey(password: [UInt8](), salt: [UInt8](), n: 1 << 20, r: 8, p: 1, outputByteCount: 32)
         }
     }

@@ -64,6 +64,33 @@ func hmacMatchesRFC4231Case2(_ b: Backend) {
     #expect(throws: RampartError.self) {
         _ = try PBKDF2.deriveKey(password: [1], salt: [2], prf: .hmacSHA1, iterations: -5, outputByteCount: 20)
     }
+    // 100 GB (what `rampart kdf pbkdf2 --length 100000000000` asked for) is a typed error, not an
+    // allocation failure; so is one byte over the bound, on the raw-buffer form too.
+    #expect(throws: RampartError.invalidOutputLength) {
+        _ = try PBKDF2.deriveKey(password: [1], salt: [2], prf: .hmacSHA256, iterations: 1, outputByteCount: 100_000_000_000)
+    }
+    #expect(throws: RampartError.invalidOutputLength) {
+        _ = try PBKDF2.deriveKey(password: [1], salt: [2], prf: .hmacSHA512, iterations: 1,
+                                 outputByteCount: PBKDF2.maximumOutputByteCount + 1)
+    }
+    #expect(throws: RampartError.invalidOutputLength) {
+        let big = UnsafeMutableRawBufferPointer.allocate(byteCount: PBKDF2.maximumOutputByteCount + 1, alignment: 8)
+        defer { big.deallocate() }
+        try [UInt8]([1]).withUnsafeBytes { p in
+            try PBKDF2.derive(password: p, salt: p, prf: .hmacSHA1, iterations: 1, into: big)
+        }
+    }
+}
+
+@Test func symmetricKeySizeRefusesBadBitCounts() throws {
+    for bad in [-8, -1, 0, 1, 7, 12, 255, SymmetricKeySize.maximumBitCount + 8, Int.min, Int.max] {
+        #expect(throws: RampartError.invalidKeyLength) { _ = try SymmetricKeySize(bitCount: bad) }
+    }
+    for good in [8, 128, 200, 256, 512, SymmetricKeySize.maximumBitCount] {
+        let size = try SymmetricKeySize(bitCount: good)
+        #expect(SymmetricKey(size: size).bitCount == good)
+    }
+    #expect(SymmetricKeySize.bits192.bitCount == 192)
 }
 
 @Test(arguments: backends)

@@ -1,0 +1,213 @@
+// Secrets must not outlive their owners: each test makes a fresh secret, checks that a scan of the
+// process's writable memory finds it while its owner is alive (the scanner works), releases every
+// owner and checks that the scan finds it nowhere, in freed heap or on a stack.
+//
+// The scanner reads /proc/self/maps and every private writable mapping through /proc/self/mem
+// (a mapping that disappears while it is read gives an error instead of a crash). The test keeps the
+// secret only XOR-masked, so its own copy never matches.
+
+#if os(Linux)
+import Glibc
+import Testing
+@testable import RampartMTProto
+@testable @_spi(Testing) import Rampart
+
+/// A secret kept masked (XOR 0xA5), with the two byte orders a copy may have: as written and
+/// byte-reversed (a big-endian number as little-endian limbs, or the reverse).
+struct MaskedNeedle {
+    static let mask: UInt8 = 0xA5
+    let masked: [UInt8]
+
+    init(_ bytes: UnsafeRawBufferPointer) { masked = bytes.map { $0 ^ MaskedNeedle.mask } }
+
+    var reversed: MaskedNeedle { MaskedNeedle(masked: masked.reversed()) }
+    private init(masked: [UInt8]) { self.masked = masked }
+}
+
+enum MemoryScan {
+    /// The private writable mappings of this process (start, length).
+    static func writableRegions() -> [(start: UInt, length: Int)] {
+        guard let f = fopen("/proc/self/maps", "r") else { return [] }
+        defer { fclose(f) }
+        var out: [(UInt, Int)] = []
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), f) != nil {
+            let text = String(cString: line)
+            let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2 else { continue }
+            let perms = fields[1]
+            guard perms.hasPrefix("rw"), perms.hasSuffix("p") else { continue }
+            if text.contains("[vvar]") || text.contains("[vsyscall]") || text.contains("[vdso]") { continue }
+            let range = fields[0].split(separator: "-")
+            guard range.count == 2, let lo = UInt(range[0], radix: 16), let hi = UInt(range[1], radix: 16), hi > lo else { continue }
+            out.append((lo, Int(hi - lo)))
+        }
+        return out
+    }
+
+    /// How many times `needle` (or its byte reversal) occurs in this process's writable memory.
+    static func count(_ needle: MaskedNeedle) -> Int {
+        let forward = needle.masked, backward = needle.reversed.masked
+        let n = forward.count
+        let chunk = 1 << 20
+        // The read buffer is its own mapping, skipped by the scan: reading it into itself would
+        // multiply whatever it holds.
+        let size = chunk + n
+        guard let raw = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED else {
+            return -1
+        }
+        let buffer = UnsafeMutableRawBufferPointer(start: raw, count: size)
+        let own = UInt(bitPattern: raw)
+        defer {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            munmap(raw, size)
+        }
+        var hits = 0
+        let mem = open("/proc/self/mem", O_RDONLY)
+        guard mem >= 0 else { return -1 }
+        defer { close(mem) }
+        // Every writable range except the buffer itself (the kernel may merge its mapping with a
+        // neighbour, so the range is cut out rather than the whole mapping skipped).
+        var ranges: [(start: UInt, length: Int)] = []
+        for (start, length) in writableRegions() {
+            let end = start + UInt(length), ownEnd = own + UInt(size)
+            if ownEnd <= start || own >= end {
+                ranges.append((start, length))
+            } else {
+                if own > start { ranges.append((start, Int(own - start))) }
+                if ownEnd < end { ranges.append((ownEnd, Int(end - ownEnd))) }
+            }
+        }
+        for (start, length) in ranges {
+            var offset = 0
+            while offset < length {
+                // Overlap consecutive chunks by n − 1 bytes so no occurrence straddles unseen.
+                let want = min(chunk + n - 1, length - offset)
+                let got = pread(mem, buffer.baseAddress, want, off_t(Int64(bitPattern: UInt64(start) + UInt64(offset))))
+                if got >= n {
+                    hits += occurrences(in: UnsafeRawBufferPointer(start: buffer.baseAddress, count: got), forward)
+                    hits += occurrences(in: UnsafeRawBufferPointer(start: buffer.baseAddress, count: got), backward)
+                }
+                offset += chunk
+            }
+        }
+        return hits
+    }
+
+    private static func occurrences(in hay: UnsafeRawBufferPointer, _ masked: [UInt8]) -> Int {
+        let n = masked.count
+        guard hay.count >= n else { return 0 }
+        let first = masked[0] ^ MaskedNeedle.mask
+        var hits = 0
+        var i = 0
+        while i + n <= hay.count {
+            if hay[i] == first {
+                var k = 1
+                while k < n && hay[i + k] ^ MaskedNeedle.mask == masked[k] { k += 1 }
+                if k == n { hits += 1 }
+            }
+            i += 1
+        }
+        return hits
+    }
+}
+
+@Suite(.serialized) struct SecretLifetimeTests {
+    /// Runs `make` (which returns the masked secret and its owner), checks the secret is found while
+    /// `owner` lives, drops it, and returns the count found afterwards.
+    func foundAfterRelease<Owner>(_ make: () throws -> (MaskedNeedle, Owner)) rethrows -> (during: Int, after: Int) {
+        var pair: (MaskedNeedle, Owner)? = try make()
+        let needle = pair!.0
+        let during = MemoryScan.count(needle)
+        pair = nil
+        _ = pair
+        return (during, MemoryScan.count(needle))
+    }
+
+    @Test func rsaPrimesAreGoneWhenTheKeyIsReleased() throws {
+        var rng = SystemRandomNumberGenerator()
+        for which in [1, 2] {   // region 1 is p, region 2 is q (see withSecretRegions)
+            let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, RSA.PrivateKey) in
+                let key = try RSA.PrivateKey.generate(bits: 1024, using: &rng)
+                var regions: [MaskedNeedle] = []
+                key.withSecretRegions { regions.append(MaskedNeedle($0)) }
+                // Use it, so that every code path that touches p and q has run.
+                let c = try key.publicKey.rawPublic([1, 2, 3])
+                _ = try key.rawPrivate(c)
+                var der = key.pkcs1DERRepresentation
+                der.secureWipe()
+                return (regions[which], key)
+            }
+            #expect(during >= 1, "the scanner must find the prime while the key lives")
+            #expect(after == 0, "a copy of the prime survived the key")
+        }
+    }
+
+    @Test func rsaPrimesAreGoneAfterAPEMRoundTrip() throws {
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, RSA.PrivateKey) in
+            var rng = SystemRandomNumberGenerator()
+            let generated = try RSA.PrivateKey.generate(bits: 1024, using: &rng)
+            let pem = generated.pemRepresentation   // text: base64, never matches the binary needle
+            let key = try RSA.PrivateKey(pemRepresentation: pem)
+            var regions: [MaskedNeedle] = []
+            key.withSecretRegions { regions.append(MaskedNeedle($0)) }
+            _ = generated
+            return (regions[1], key)
+        }
+        #expect(during >= 1)
+        #expect(after == 0, "a copy of p survived the parsed key")
+    }
+
+    @Test func authKeyIsGoneAfterTheHandshakeAndSessions() throws {
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, [AuthKey]) in
+            let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
+            var server = try ServerHandshake(configuration: .init(privateKeys: [priv], dc: 2))
+            var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2))
+            var crng = SystemRandomNumberGenerator(), srng = SystemRandomNumberGenerator()
+            var toServer = client.start(using: &crng)
+            for _ in 0..<6 {
+                switch try server.receive(toServer, now: 1_800_000_000, using: &srng) {
+                case .send(let b):
+                    guard case .send(let next) = try client.receive(b, now: 1_800_000_000, using: &crng) else {
+                        throw MTProtoError.handshakeFailed("client finished early")
+                    }
+                    toServer = next
+                case .completed(let sres, let b):
+                    guard case .completed(let cres) = try client.receive(b, now: 1_800_000_000, using: &crng) else {
+                        throw MTProtoError.handshakeFailed("client did not finish")
+                    }
+                    // Use the key: a message each way.
+                    var cs = Session(client: cres.authKey, sessionId: 7, salt: cres.serverSalt, timeOffset: 0)
+                    var ss = Session(server: sres.authKey, salt: sres.serverSalt)
+                    let out = try cs.encrypt([0x78, 0x97, 0x46, 0x60, 1, 2, 3, 4, 5, 6, 7, 8], contentRelated: true,
+                                             now: 1_800_000_000, using: &crng)
+                    _ = try ss.decrypt(out.packet, now: 1_800_000_000)
+                    // 64 bytes from the middle of the key: any copy of the key contains them.
+                    let needle = cres.authKey.withUnsafeBytes { MaskedNeedle(UnsafeRawBufferPointer(rebasing: $0[96..<160])) }
+                    return (needle, [cres.authKey, sres.authKey])
+                case .failed:
+                    throw MTProtoError.handshakeFailed("dh_gen_fail")
+                }
+            }
+            throw MTProtoError.handshakeFailed("too many steps")
+        }
+        #expect(during >= 1, "the scanner must find the auth key while it lives")
+        #expect(after == 0, "a copy of the auth key survived the handshake, the sessions and the key")
+    }
+
+    @Test(arguments: [Backend.portable, Backend.hardware])
+    func aesKeyIsGoneWhenTheCipherIsReleased(_ backend: Backend) throws {
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, (SymmetricKey, AES.Cipher)) in
+            let key = SymmetricKey(size: .bits256)
+            let cipher = try AES.Cipher(key: key, backend: backend)
+            var block = [UInt8](repeating: 7, count: 64)
+            try block.withUnsafeMutableBytes { try cipher.encrypt(blocks: $0) }
+            _ = try AES.IGE.encrypt(block, using: cipher, iv: [UInt8](repeating: 1, count: 32))
+            _ = try AES.GCM.seal(block, using: key, nonce: AES.GCM.Nonce())
+            return (key.withUnsafeBytes { MaskedNeedle($0) }, (key, cipher))
+        }
+        #expect(during >= 1)
+        #expect(after == 0, "a copy of the AES key survived the key and the cipher")
+    }
+}
+#endif
