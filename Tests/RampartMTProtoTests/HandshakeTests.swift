@@ -224,6 +224,13 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
     var threeFactors = res
     threeFactors.pq = BigUInt(3 * 5 * 7 * 1_000_003).bigEndianBytes()
     #expect(throws: MTProtoError.self) { _ = try client.receive(threeFactors.serialized, now: 0, using: &crng) }
+    // A pq above 64 bits (the fuzzer's 240-bit one kept the client factoring for ~10 s) is refused
+    // by its length, before any factoring (the error says which check refused it).
+    var hugePQ = res
+    hugePQ.pq = [UInt8](repeating: 0xC3, count: 30)
+    #expect(throws: MTProtoError.handshakeFailed("pq is longer than 64 bits")) {
+        _ = try client.receive(hugePQ.serialized, now: 0, using: &crng)
+    }
     #expect(throws: MTProtoError.self) { _ = try client.receive(Array(resBody.dropLast(3)), now: 0, using: &crng) }
     #expect(throws: MTProtoError.self) { _ = try client.receive(DHGenAnswer(kind: .ok, nonce: res.nonce, serverNonce: res.serverNonce, newNonceHash: [UInt8](repeating: 0, count: 16)).serialized, now: 0, using: &crng) }
     // The genuine resPQ still works after all that.

@@ -154,6 +154,9 @@ public struct ClientHandshake: Sendable {
             throw .unknownFingerprint
         }
         let key = configuration.publicKeys[index]
+        // resPQ is not authenticated: bound the work it can make us do. Telegram's pq is below 2^63
+        // (spec §3.2 step 2); a 240-bit pq found by fuzzing kept Pollard-Brent busy for ~10 s.
+        guard res.pq.count <= 8 else { throw .handshakeFailed("pq is longer than 64 bits") }
         let pq = BigUInt(bigEndian: res.pq)
         let factors: (p: BigUInt, q: BigUInt)
         do {
