@@ -95,8 +95,8 @@ printf '%-28s %6s %10s %8s %s\n' target secs execs exec/s result
 for t in "${targets[@]}"; do
     dir="$work/$t"
     read -r rc took <"$dir/status" || { rc=99; took=0; }
-    execs=$(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo "?")
-    speed=$(grep -m1 -o 'stat::average_exec_per_sec: [0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo "?")
+    execs=$(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo "?")
+    speed=$(grep -m1 -o 'stat::average_exec_per_sec: *[0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo "?")
     artifacts=$(ls "$dir" | grep -E '^(crash|leak|timeout|oom)-' || true)
     if [ "$rc" = 0 ] && [ -z "$artifacts" ]; then
         printf '%-28s %6s %10s %8s %s\n' "$t" "$took" "$execs" "$speed" ok
