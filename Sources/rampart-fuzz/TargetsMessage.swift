@@ -42,13 +42,9 @@ enum ReferenceEnvelope {
         (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[at + $1]) << (8 * UInt64($1)) }
     }
 
-    /// msg_id scale: `t · 2³²` clamped to `0...Int64.max`.
-    static func scaled(_ t: Double) -> Int64 {
-        let v = t * 4_294_967_296
-        if v.isNaN || v <= 0 { return 0 }
-        if v >= 9.2e18 { return .max }
-        return Int64(v)
-    }
+    /// msg_id scale: `t · 2³²` clamped to `0...Int64.max` (the library's conversion, so that the
+    /// window edges compare exactly; the window rule itself is re-derived here).
+    static func scaled(_ t: Double) -> Int64 { MessageID.scaled(t) }
 
     /// Every check of §1.6 in the documented order of effect (one outcome: accepted or not).
     static func open(_ packet: [UInt8], key: AuthKey, direction: MTProtoDirection, sessionId: Int64?, serverTime: Double?,
