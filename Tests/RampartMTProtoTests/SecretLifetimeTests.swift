@@ -40,13 +40,19 @@ enum MemoryScan {
             if text.contains("[vvar]") || text.contains("[vsyscall]") || text.contains("[vdso]") { continue }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let lo = UInt(range[0], radix: 16), let hi = UInt(range[1], radix: 16), hi > lo else { continue }
+            // Sanitizer shadow memory (terabytes of reserved address space under ASan and TSan) is
+            // not program data; nothing this process allocates comes near 64 GiB.
+            guard hi - lo < 1 << 36 else { continue }
             out.append((lo, Int(hi - lo)))
         }
         return out
     }
 
     /// How many times `needle` (or its byte reversal) occurs in this process's writable memory.
-    static func count(_ needle: MaskedNeedle) -> Int {
+    /// With `explain`, under AddressSanitizer, each occurrence's heap chunk is described (where it
+    /// was allocated and freed): ASan's quarantine keeps freed memory unreused, which makes this test
+    /// stricter there, and the description names the code that left the copy.
+    static func count(_ needle: MaskedNeedle, explain: Bool = false) -> Int {
         let forward = needle.masked, backward = needle.reversed.masked
         let n = forward.count
         let chunk = 1 << 20
@@ -85,14 +91,27 @@ enum MemoryScan {
                 let want = min(chunk + n - 1, length - offset)
                 let got = pread(mem, buffer.baseAddress, want, off_t(Int64(bitPattern: UInt64(start) + UInt64(offset))))
                 if got >= n {
-                    hits += occurrences(in: UnsafeRawBufferPointer(start: buffer.baseAddress, count: got), forward)
-                    hits += occurrences(in: UnsafeRawBufferPointer(start: buffer.baseAddress, count: got), backward)
+                    let a = occurrences(in: UnsafeRawBufferPointer(start: buffer.baseAddress, count: got), forward)
+                    let b = occurrences(in: UnsafeRawBufferPointer(start: buffer.baseAddress, count: got), backward)
+                    if explain, a + b > 0, let f = describe {
+                        for i in hitOffsets { f(UnsafeMutableRawPointer(bitPattern: start + UInt(offset) + UInt(i))) }
+                    }
+                    hitOffsets = []
+                    hits += a + b
                 }
                 offset += chunk
             }
         }
         return hits
     }
+
+    /// Offsets of the occurrences in the last chunk scanned (the suite is serialized).
+    nonisolated(unsafe) static var hitOffsets: [Int] = []
+    /// AddressSanitizer's `__asan_describe_address`, when this process runs under it.
+    nonisolated(unsafe) static let describe: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = {
+        guard let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_describe_address") else { return nil }
+        return unsafeBitCast(sym, to: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self)
+    }()
 
     private static func occurrences(in hay: UnsafeRawBufferPointer, _ masked: [UInt8]) -> Int {
         let n = masked.count
@@ -104,7 +123,7 @@ enum MemoryScan {
             if hay[i] == first {
                 var k = 1
                 while k < n && hay[i + k] ^ MaskedNeedle.mask == masked[k] { k += 1 }
-                if k == n { hits += 1 }
+                if k == n { hits += 1; hitOffsets.append(i) }
             }
             i += 1
         }
@@ -121,7 +140,7 @@ enum MemoryScan {
         let during = MemoryScan.count(needle)
         pair = nil
         _ = pair
-        return (during, MemoryScan.count(needle))
+        return (during, MemoryScan.count(needle, explain: true))
     }
 
     @Test func rsaPrimesAreGoneWhenTheKeyIsReleased() throws {

@@ -27,16 +27,20 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The integer whose big-endian magnitude is `bytes` (leading zero bytes are allowed).
-    /// No temporary copy of `bytes` is made (they may be a secret being parsed).
+    /// No temporary copy of `bytes` is made (they may be a secret being parsed): leading zero bytes
+    /// are skipped first, so the limbs are allocated once at their final count.
     public init<C: Collection<UInt8>>(bigEndian bytes: C) {
-        let count = bytes.count
+        var start = bytes.startIndex
+        while start != bytes.endIndex, bytes[start] == 0 { start = bytes.index(after: start) }
+        let digits = bytes[start...]
+        let count = digits.count
         var l = [UInt64](repeating: 0, count: (count + 7) / 8)
-        var k = count - 1   // bit position / 8 of the current byte, from the most significant
-        for b in bytes {
+        var k = count - 1   // byte position of the current byte, from the most significant
+        for b in digits {
             l[k >> 3] |= UInt64(b) << (UInt64(k & 7) * 8)
             k -= 1
         }
-        self.init(limbs: l)
+        limbs = l   // already normalised: its top limb holds a nonzero byte
     }
 
     /// Parses hexadecimal digits (upper or lower case, any length, optional `0x` prefix).

@@ -165,8 +165,8 @@ extension BigUInt {
         guard bits >= 16 else { throw .invalidParameter("bits") }
         while true {
             var c = BigUInt.random(bits: bits, using: &rng)
-            // Set the two top bits and the low bit.
-            c = c | (BigUInt(3) << (bits - 2)) | BigUInt(1)
+            // Set the two top bits and the low bit, in place (no temporary copies of the candidate).
+            c.setBitsInPlace(top: bits)
             // Residues of the start candidate; step by 2 while updating them.
             var residues = smallOddPrimes.map { c.remainder(dividingByWord: $0) }
             var delta: UInt64 = 0
@@ -178,12 +178,15 @@ extension BigUInt {
                     if r == 0 { ok = false; break }
                 }
                 if ok {
-                    var cand = c + BigUInt(delta)
-                    if cand.bitWidth != bits { break }
+                    // One copy of c, made unique and then added to in place; wiped unless returned.
+                    var cand = c
+                    cand.addInPlace(delta)
+                    if cand.bitWidth != bits { cand.wipe(); break }
                     var good = true
                     if let e {
-                        let pm1 = (try? cand - BigUInt(1)) ?? BigUInt()
+                        var pm1 = (try? cand - BigUInt(1)) ?? BigUInt()
                         good = BigUInt.gcd(pm1, e) == BigUInt(1)
+                        pm1.wipe()
                     }
                     if good && cand.millerRabin(rounds: rounds, using: &rng, secret: true) {
                         c.wipe()
@@ -197,6 +200,29 @@ extension BigUInt {
             c.wipe()
             residues.withUnsafeMutableBytes { secureZero($0) }
         }
+    }
+
+    /// Sets bits `top − 1`, `top − 2` and 0 of a value below 2^top, in place.
+    mutating func setBitsInPlace(top: Int) {
+        let n = (top + 63) / 64
+        if limbs.count < n { limbs.append(contentsOf: repeatElement(0, count: n - limbs.count)) }
+        limbs[(top - 1) >> 6] |= 1 << UInt64((top - 1) & 63)
+        limbs[(top - 2) >> 6] |= 1 << UInt64((top - 2) & 63)
+        limbs[0] |= 1
+    }
+
+    /// `self += x` in place (the buffer is made unique first, then written; no further copy).
+    mutating func addInPlace(_ x: UInt64) {
+        if limbs.isEmpty { limbs = [x]; normalize(); return }
+        var carry = x
+        var i = 0
+        while carry != 0 && i < limbs.count {
+            let (s, o) = limbs[i].addingReportingOverflow(carry)
+            limbs[i] = s
+            carry = o ? 1 : 0
+            i += 1
+        }
+        if carry != 0 { limbs.append(carry) }
     }
 
     /// Bitwise OR.

@@ -231,7 +231,11 @@ public enum RSA {
                 lambda = (try? phi.quotientAndRemainder(dividingBy: g).quotient) ?? BigUInt()
                 d = (try? e.inverse(modulo: lambda)) ?? BigUInt()
                 guard d.bitWidth > bits / 2 else { continue }
-                qinv = (try? q.inverse(modulo: p)) ?? BigUInt()
+                // q⁻¹ mod p = q^(p−2) mod p (p is prime): constant time, and every intermediate lives
+                // in wiped Montgomery storage (extended Euclid left copies of p in freed memory).
+                var pm2 = (try? p - BigUInt(2)) ?? BigUInt()
+                qinv = (try? Modulus(p))?.constantTimePower(q, pm2) ?? BigUInt()
+                pm2.wipe()
                 guard !qinv.isZero else { continue }
                 dp = try d.remainder(dividingBy: p1)
                 dq = try d.remainder(dividingBy: q1)
