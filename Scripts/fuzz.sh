@@ -4,11 +4,11 @@
 # Nothing is written into the repository. Exits nonzero on any crash, property violation, leak,
 # timeout or out-of-memory, printing the reproducer and the command that replays it.
 #
-#   Scripts/fuzz.sh                          # CI: every target, FUZZ_SECONDS (default 20) each
+#   Scripts/fuzz.sh                          # CI: every target, FUZZ_SECONDS (default 15) each
 #   Scripts/fuzz.sh --seconds 600 [target…]  # a longer run
 #   Scripts/fuzz.sh --list                   # the targets
 #
-# Options: --seconds N (FUZZ_SECONDS, default 20), --jobs N (FUZZ_JOBS, default: the number of CPUs,
+# Options: --seconds N (FUZZ_SECONDS, default 15), --jobs N (FUZZ_JOBS, default: the number of CPUs,
 # at most 2), --out DIR (FUZZ_OUT: keep the grown corpora and any reproducers there instead of a
 # temporary directory), --no-build (use the existing .build-fuzz binary). FUZZ_SKIP="a b" leaves out
 # targets; FUZZ_RSS_MB (default 2048) is libFuzzer's memory limit per target.
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-15}
 cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 jobs=${FUZZ_JOBS:-$(( cpus < 2 ? cpus : 2 ))}
 out=${FUZZ_OUT:-}

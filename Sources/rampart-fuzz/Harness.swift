@@ -12,6 +12,10 @@ struct FuzzTarget: Sendable {
     let maxLength: Int
     /// libFuzzer's `-timeout` (seconds per input) for this target.
     var timeout: Int = 10
+    /// Whether one input costs a full handshake (tens of executions per second under the sanitizers):
+    /// libFuzzer then uses the whole `-max_len` from the start (`-len_control=0`) instead of growing
+    /// it over thousands of executions.
+    var slow = false
     /// Runs one input. Returns normally for every input the library handles as documented; traps
     /// (``FuzzCheck/fail(_:file:line:)``) otherwise.
     let run: @Sendable ([UInt8]) -> Void

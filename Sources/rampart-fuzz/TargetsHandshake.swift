@@ -145,6 +145,7 @@ let handshakeServerTarget = FuzzTarget(
     summary: "ServerHandshake fed corrupted and arbitrary client messages around a genuine exchange: refusals change nothing, only req_pq restarts, keys agree",
     maxLength: 2048,
     timeout: 30,
+    slow: true,
     run: { fuzzHandshake($0, victimIsServer: true) },
     seeds: handshakeSeeds)
 
@@ -153,6 +154,7 @@ let handshakeClientTarget = FuzzTarget(
     summary: "ClientHandshake fed corrupted and arbitrary server messages around a genuine exchange: refusals change nothing, only resPQ is unauthenticated, keys agree",
     maxLength: 2048,
     timeout: 30,
+    slow: true,
     run: { fuzzHandshake($0, victimIsServer: false) },
     seeds: handshakeSeeds)
 
@@ -326,6 +328,7 @@ let testServerTarget = FuzzTarget(
     summary: "TestServer (what `rampart mtproto serve` runs) fed a connection's bytes, raw or a genuine client's mutated: never traps, plain-transport replies are well-formed frames, genuine exchanges complete",
     maxLength: 4096,
     timeout: 30,
+    slow: true,
     run: { fuzzConnection($0, mutateToServer: true) },
     seeds: connectionSeeds)
 
@@ -334,6 +337,7 @@ let clientConnectionTarget = FuzzTarget(
     summary: "ClientConnection (what `rampart mtproto ping` runs) fed server bytes, raw or a genuine server's mutated: typed errors only, genuine exchanges complete",
     maxLength: 4096,
     timeout: 30,
+    slow: true,
     run: { fuzzConnection($0, mutateToServer: false) },
     seeds: connectionSeeds)
 

@@ -101,7 +101,8 @@ case "run":
     }
     setenv("RAMPART_FUZZ_TARGET", t.name, 1)
     // The target's defaults first: libFuzzer lets a later flag override an earlier one.
-    let fuzzerArgs = [CommandLine.arguments[0], "-max_len=\(t.maxLength)", "-timeout=\(t.timeout)"] + args.dropFirst(2)
+    let fuzzerArgs = [CommandLine.arguments[0], "-max_len=\(t.maxLength)", "-timeout=\(t.timeout)"]
+        + (t.slow ? ["-len_control=0"] : []) + args.dropFirst(2)
     exit(runLibFuzzer(t, fuzzerArgs))
 
 case "replay":
