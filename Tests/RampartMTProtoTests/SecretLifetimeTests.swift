@@ -40,9 +40,10 @@ enum MemoryScan {
             if text.contains("[vvar]") || text.contains("[vsyscall]") || text.contains("[vdso]") { continue }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let lo = UInt(range[0], radix: 16), let hi = UInt(range[1], radix: 16), hi > lo else { continue }
-            // Sanitizer shadow memory (terabytes of reserved address space under ASan and TSan) is
-            // not program data; nothing this process allocates comes near 64 GiB.
-            guard hi - lo < 1 << 36 else { continue }
+            // Sanitizer shadow and metadata (terabytes, and regions of several GiB, of reserved
+            // address space under ASan and TSan) are not program data; nothing these tests
+            // allocate at once comes near 2 GiB.
+            guard hi - lo < 1 << 31 else { continue }
             out.append((lo, Int(hi - lo)))
         }
         return out
