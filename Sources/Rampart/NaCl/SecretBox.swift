@@ -96,16 +96,16 @@ public enum SecretBox {
             withContiguousBytes(box) { b in
                 let count = b.count - 16
                 var ok = true
-                var dummy: UInt64 = 0
-                let out = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-                    withUnsafeMutableBytes(of: &dummy) { d in
-                        let o = out.baseAddress.map { UnsafeMutableRawPointer($0) } ?? d.baseAddress!
-                        ok = withUnsafeBytes(of: &n) { nb in
-                            secretBoxOpen(b.baseAddress! + 16, o, count, tag: b.baseAddress!, key: k, nonce: nb.baseAddress!,
-                                          hardware: backend == .hardware)
-                        }
-                        if !ok && count > 0 { secureZero(UnsafeMutableRawBufferPointer(start: o, count: count)) }
+                // Capacity at least 1: with capacity 0 the standard library hands out its shared
+                // empty-array singleton and stores the count (0) into it, a write ThreadSanitizer
+                // reports as a data race when two threads open empty boxes at once.
+                let out = [UInt8](unsafeUninitializedCapacity: max(count, 1)) { out, initialized in
+                    let o = UnsafeMutableRawPointer(out.baseAddress!)
+                    ok = withUnsafeBytes(of: &n) { nb in
+                        secretBoxOpen(b.baseAddress! + 16, o, count, tag: b.baseAddress!, key: k, nonce: nb.baseAddress!,
+                                      hardware: backend == .hardware)
                     }
+                    if !ok && count > 0 { secureZero(UnsafeMutableRawBufferPointer(start: o, count: count)) }
                     initialized = count
                 }
                 return ok ? out : nil
