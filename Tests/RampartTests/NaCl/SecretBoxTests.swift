@@ -35,6 +35,23 @@ struct SecretBoxTests {
         #expect(try SecretBox.openDetached(ciphertext: ct, tag: tag, using: key, nonce: nonce) == message)
     }
 
+    /// Under ThreadSanitizer (Scripts/sanitizers.sh) this reported a data race: opening a box with
+    /// an empty plaintext wrote into the standard library's shared empty-array storage.
+    @Test("Empty boxes open concurrently on many threads")
+    func emptyBoxesConcurrently() async throws {
+        let empty = try SecretBox.seal([UInt8](), using: key, nonce: nonce)
+        #expect(empty.count == 16)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (0..<200).allSatisfy { _ in (try? SecretBox.open(empty, using: key, nonce: nonce)) == [] }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+    }
+
     @Test("Round trip for every length 0...600 and a few large ones", arguments: backends)
     func roundTrip(_ backend: Backend) throws {
         let k = SymmetricKey(data: pattern(32, seed: 3)), n = pattern(24, seed: 4)
