@@ -81,15 +81,23 @@ public enum ConstantTime {
 }
 
 /// Runs `body` over the contiguous bytes of a collection, copying only when it is not contiguous.
+/// The buffer's base address is never nil, not even for an empty collection (a zero-length buffer
+/// over a stack word), so raw-pointer code needs no special case. Shared by the package's modules.
 @inlinable
-internal func withContiguousBytes<C: Collection<UInt8>, R>(
+package func withContiguousBytes<C: Collection<UInt8>, R>(
     _ c: C, _ body: (UnsafeRawBufferPointer) throws -> R
 ) rethrows -> R {
-    if let r = try c.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
+    @inline(__always) func nonNil(_ b: UnsafeRawBufferPointer) throws -> R {
+        if b.baseAddress == nil {
+            return try withUnsafeBytes(of: UInt64(0)) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<0])) }
+        }
+        return try body(b)
+    }
+    if let r = try c.withContiguousStorageIfAvailable({ try nonNil(UnsafeRawBufferPointer($0)) }) {
         return r
     }
     let copy = Array(c)
-    return try copy.withUnsafeBytes(body)
+    return try copy.withUnsafeBytes { try nonNil($0) }
 }
 
 /// A carry or comparison bit as a word (0 or 1) without a select. Multi-word arithmetic on secrets

@@ -65,9 +65,14 @@ extension AES {
             let hardware: Bool
             let keyByteCount: Int
 
-            init(key: UnsafeRawBufferPointer, backend: Backend) throws(RampartError) {
+            convenience init(key: UnsafeRawBufferPointer, backend: Backend) throws(RampartError) {
                 let n = key.count
                 guard n == 16 || n == 24 || n == 32, let base = key.baseAddress else { throw .invalidKeyLength }
+                self.init(checkedKey: base, count: n, backend: backend)
+            }
+
+            /// `n` is 16, 24 or 32 (the caller checked).
+            init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend) {
                 raw = UnsafeMutableRawPointer.allocate(byteCount: Schedule.size, alignment: 64)
                 raw.initializeMemory(as: UInt8.self, repeating: 0, count: Schedule.size)
                 keyByteCount = n
@@ -128,6 +133,13 @@ extension AES {
             defer { copy.secureWipe() }
             let made = copy.withUnsafeBytes { k in Result { () throws(RampartError) in try Schedule(key: k, backend: backend) } }
             schedule = try made.get()
+        }
+
+        /// Expands the 32-byte key at `key256`. For protocol code in this package whose key size is
+        /// fixed by construction: it cannot fail, so an encryption path built on it has no error to
+        /// drop.
+        package init(key256: UnsafeRawPointer) {
+            schedule = Schedule(checkedKey: key256, count: 32, backend: CPU.defaultBackend)
         }
 
         /// The key length in bytes (16, 24 or 32).

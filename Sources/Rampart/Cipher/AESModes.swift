@@ -33,6 +33,21 @@ extension AES {
             cipher.igeDecrypt(v, p, p, buffer.count / 16)
         }
 
+        /// Encrypts `blocks` whole blocks at `buffer` in place with the 32-byte IV at `iv`. For
+        /// protocol code in this package whose sizes are fixed by construction: it cannot fail, so
+        /// no error can be dropped on the way to a ciphertext.
+        package static func encrypt(_ buffer: UnsafeMutableRawPointer, blocks: Int, using cipher: Cipher,
+                                    iv: UnsafeMutableRawPointer) {
+            if blocks > 0 { cipher.igeEncrypt(iv, buffer, buffer, blocks) }
+        }
+
+        /// Decrypts `blocks` whole blocks at `buffer` in place with the 32-byte IV at `iv` (as the
+        /// package form of ``encrypt(_:blocks:using:iv:)``).
+        package static func decrypt(_ buffer: UnsafeMutableRawPointer, blocks: Int, using cipher: Cipher,
+                                    iv: UnsafeMutableRawPointer) {
+            if blocks > 0 { cipher.igeDecrypt(iv, buffer, buffer, blocks) }
+        }
+
         /// Encrypts `message` (a multiple of 16 bytes) with the 32-byte `iv`.
         public static func encrypt<M: Collection<UInt8>, I: Collection<UInt8>>(
             _ message: M, using cipher: Cipher, iv: I) throws(RampartError) -> [UInt8] {

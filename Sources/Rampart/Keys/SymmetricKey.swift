@@ -94,13 +94,15 @@ public struct SymmetricKey: Sendable, Equatable {
     }
 }
 
-/// Fills a buffer from a random number generator, 8 bytes at a time.
+/// Fills a buffer from a random number generator, 8 bytes per draw (little-endian; the last draw
+/// truncated), the same bytes on every platform for a seeded generator. Shared by the package's
+/// modules.
 @usableFromInline
-func fillRandom<R: RandomNumberGenerator>(_ buffer: UnsafeMutableRawBufferPointer, using rng: inout R) {
+package func fillRandom<R: RandomNumberGenerator>(_ buffer: UnsafeMutableRawBufferPointer, using rng: inout R) {
     var i = 0
     let n = buffer.count
     while i < n {
-        var v = rng.next()
+        var v = rng.next().littleEndian
         let take = min(8, n - i)
         withUnsafeBytes(of: &v) { buffer.baseAddress!.advanced(by: i).copyMemory(from: $0.baseAddress!, byteCount: take) }
         i += take

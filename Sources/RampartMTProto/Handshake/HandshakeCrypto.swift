@@ -172,7 +172,7 @@ public enum RSAPad {
         var padded = [UInt8](repeating: 0, count: 192)
         padded.withUnsafeMutableBytes { out in
             data.withUnsafeBytes { if let b = $0.baseAddress { out.baseAddress!.copyMemory(from: b, byteCount: $0.count) } }
-            fillRandom(out.baseAddress! + data.count, 192 - data.count, &rng)
+            fillRandom(UnsafeMutableRawBufferPointer(start: out.baseAddress! + data.count, count: 192 - data.count), using: &rng)
         }
         defer { padded.secureWipe() }
         var dataWithHash = [UInt8](repeating: 0, count: 224)
@@ -256,7 +256,7 @@ public enum RSALegacyPad {
         block.withUnsafeMutableBytes { out in
             Insecure.SHA1.hash(data: data).withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 20) }
             data.withUnsafeBytes { if let b = $0.baseAddress { (out.baseAddress! + 20).copyMemory(from: b, byteCount: $0.count) } }
-            fillRandom(out.baseAddress! + 20 + data.count, 235 - data.count, &rng)
+            fillRandom(UnsafeMutableRawBufferPointer(start: out.baseAddress! + 20 + data.count, count: 235 - data.count), using: &rng)
         }
         do {
             // A 255-byte value is below any 2048-bit modulus with the top bit set.

@@ -57,7 +57,7 @@ public struct AuthKey: Sendable, Equatable, Hashable {
             copy.secureWipe()
         }
         let digest = Insecure.SHA1.hash(bufferPointer: UnsafeRawBufferPointer(start: storage.base, count: 256))
-        let (i, a) = digest.withUnsafeBytes { d in (readLE64(d.baseAddress!, 12), readLE64(d.baseAddress!, 0)) }
+        let (i, a) = digest.withUnsafeBytes { d in (d.baseAddress!.loadLE64(12), d.baseAddress!.loadLE64(0)) }
         // Public by design: auth_key_id travels in clear at the start of every packet.
         id = declassified(i)
         auxHash = a
@@ -87,22 +87,6 @@ public struct AuthKey: Sendable, Equatable, Hashable {
     @inline(__always) func pointer(_ offset: Int) -> UnsafeRawPointer { UnsafeRawPointer(storage.base + offset) }
 }
 
-// MARK: - Small byte helpers shared by the module's message code
-
-@inline(__always) func readLE64(_ p: UnsafeRawPointer, _ offset: Int) -> UInt64 {
-    UInt64(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-}
-
-@inline(__always) func readLE32(_ p: UnsafeRawPointer, _ offset: Int) -> UInt32 {
-    UInt32(littleEndian: p.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-}
-
-@inline(__always) func writeLE64(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt64) {
-    p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt64.self)
-}
-
-@inline(__always) func writeLE32(_ p: UnsafeMutableRawPointer, _ offset: Int, _ v: UInt32) {
-    p.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt32.self)
-}
+// MARK: - Small byte helpers
 
 func littleEndianBytes(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }

@@ -77,17 +77,17 @@ public enum EncryptedMessage {
         let pad = padding.paddingLength(bodyLength: bodyLength, using: &rng)
         let plainLength = 32 + bodyLength + pad
         var quickAck: UInt32 = 0
-        let packet = withContiguous(body) { b in
+        let packet = withContiguousBytes(body) { b in
             [UInt8](unsafeUninitializedCapacity: 24 + plainLength) { out, count in
                 let o = UnsafeMutableRawPointer(out.baseAddress!)
                 let pt = o + 24
-                writeLE64(pt, 0, UInt64(bitPattern: header.salt))
-                writeLE64(pt, 8, UInt64(bitPattern: header.sessionId))
-                writeLE64(pt, 16, UInt64(bitPattern: header.msgId))
-                writeLE32(pt, 24, UInt32(bitPattern: header.seqNo))
-                writeLE32(pt, 28, UInt32(truncatingIfNeeded: bodyLength))
+                pt.storeLE64(UInt64(bitPattern: header.salt), 0)
+                pt.storeLE64(UInt64(bitPattern: header.sessionId), 8)
+                pt.storeLE64(UInt64(bitPattern: header.msgId), 16)
+                pt.storeLE32(UInt32(bitPattern: header.seqNo), 24)
+                pt.storeLE32(UInt32(truncatingIfNeeded: bodyLength), 28)
                 if bodyLength > 0 { (pt + 32).copyMemory(from: b.baseAddress!, byteCount: bodyLength) }
-                fillRandom(pt + 32 + bodyLength, pad, &rng)
+                fillRandom(UnsafeMutableRawBufferPointer(start: pt + 32 + bodyLength, count: pad), using: &rng)
                 quickAck = seal(o, plainLength: plainLength, authKey: authKey, x: direction.x)
                 count = 24 + plainLength
             }
@@ -135,10 +135,10 @@ public enum EncryptedMessage {
         _ packet: P, authKey: AuthKey, direction: MTProtoDirection, sessionId: Int64?,
         serverTime: Double?, timeWindow: TimeWindow, window: ReplayWindow? = nil
     ) -> DecryptedMessage? {
-        withContiguous(packet) { p -> DecryptedMessage? in
+        withContiguousBytes(packet) { p -> DecryptedMessage? in
             let n = p.count
             guard n >= 24 + 48, (n - 24) % 16 == 0, let base = p.baseAddress else { return nil }
-            guard readLE64(base, 0) == authKey.id else { return nil }
+            guard base.loadLE64(0) == authKey.id else { return nil }
             let plainLength = n - 24
             var ok = false
             var header = MessageHeader(salt: 0, sessionId: 0, msgId: 0, seqNo: 0)
@@ -152,11 +152,11 @@ public enum EncryptedMessage {
                                       authKey: authKey, x: direction.x) else { return }
                 quickAck = qa
                 let raw = UnsafeRawPointer(pt)
-                header = MessageHeader(salt: Int64(bitPattern: readLE64(raw, 0)),
-                                       sessionId: Int64(bitPattern: readLE64(raw, 8)),
-                                       msgId: Int64(bitPattern: readLE64(raw, 16)),
-                                       seqNo: Int32(bitPattern: readLE32(raw, 24)))
-                let length = Int(Int32(bitPattern: readLE32(raw, 28)))
+                header = MessageHeader(salt: Int64(bitPattern: raw.loadLE64(0)),
+                                       sessionId: Int64(bitPattern: raw.loadLE64(8)),
+                                       msgId: Int64(bitPattern: raw.loadLE64(16)),
+                                       seqNo: Int32(bitPattern: raw.loadLE32(24)))
+                let length = Int(Int32(bitPattern: raw.loadLE32(28)))
                 // §1.6.5: length ≥ 0, a multiple of 4, inside the plaintext; padding in 12...1024.
                 guard length >= 0, length % 4 == 0, length <= plainLength - 32 else { return }
                 let pad = plainLength - 32 - length
@@ -194,14 +194,15 @@ public enum EncryptedMessage {
         let quickAck = withUnsafeMutableBytes(of: &scratch) { s -> UInt32 in
             let large = s.baseAddress!, keyIV = large + 32
             messageKeyLarge(authKey, x, UnsafeRawBufferPointer(start: pt, count: plainLength), into: large)
-            writeLE64(packet, 0, authKey.id)
+            packet.storeLE64(authKey.id, 0)
             (packet + 8).copyMemory(from: large + 8, byteCount: 16)
             kdfV2(authKey, x, large + 8, into: keyIV)
-            let qa = readLE32(large, 0) | 0x8000_0000
-            if let cipher = try? AES.Cipher(key: UnsafeRawBufferPointer(start: keyIV, count: 32)) {
-                _ = try? AES.IGE.encrypt(UnsafeMutableRawBufferPointer(start: pt, count: plainLength), using: cipher,
-                                         iv: UnsafeMutableRawBufferPointer(start: keyIV + 32, count: 32))
-            }
+            let qa = large.loadLE32(0) | 0x8000_0000
+            // Non-throwing by construction (a 32-byte key, whole blocks): no path leaves the packet
+            // unencrypted. A length that is not whole blocks is a bug in this module: trap rather
+            // than send a plaintext tail.
+            precondition(plainLength % 16 == 0, "MTProto plaintext is padded to whole AES blocks")
+            AES.IGE.encrypt(pt, blocks: plainLength / 16, using: AES.Cipher(key256: keyIV), iv: keyIV + 32)
             secureZero(s)
             return qa
         }
@@ -217,16 +218,14 @@ public enum EncryptedMessage {
         return withUnsafeMutableBytes(of: &scratch) { s -> UInt32? in
             let large = s.baseAddress!, keyIV = large + 32
             kdfV2(authKey, x, msgKey, into: keyIV)
-            guard let cipher = try? AES.Cipher(key: UnsafeRawBufferPointer(start: keyIV, count: 32)),
-                  (try? AES.IGE.decrypt(UnsafeMutableRawBufferPointer(start: pt, count: plainLength), using: cipher,
-                                        iv: UnsafeMutableRawBufferPointer(start: keyIV + 32, count: 32))) != nil
-            else { secureZero(s); return nil }
+            guard plainLength % 16 == 0 else { secureZero(s); return nil }
+            AES.IGE.decrypt(pt, blocks: plainLength / 16, using: AES.Cipher(key256: keyIV), iv: keyIV + 32)
             messageKeyLarge(authKey, x, UnsafeRawBufferPointer(start: pt, count: plainLength), into: large)
             let same = ConstantTime.equals(UnsafeRawBufferPointer(start: large + 8, count: 16),
                                            UnsafeRawBufferPointer(start: msgKey, count: 16))
             // Public by design: the quick-ack value (sent in clear by the server) and, once msg_key
             // matched, the authenticated plaintext, which the receiver parses.
-            let qa = declassified(readLE32(large, 0) | 0x8000_0000)
+            let qa = declassified(large.loadLE32(0) | 0x8000_0000)
             if same { declassify(UnsafeRawPointer(pt), plainLength) }
             secureZero(s)
             return same ? qa : nil
@@ -237,16 +236,4 @@ public enum EncryptedMessage {
 /// 96 bytes of stack scratch: msg_key_large (32), then aes_key (32) and aes_iv (32).
 struct KDFScratch {
     var a = SIMD32<UInt8>(), b = SIMD64<UInt8>()
-}
-
-/// Fills `count` bytes at `p` from `rng` (8 bytes per draw, little-endian, the last draw truncated).
-@inline(__always)
-func fillRandom<R: RandomNumberGenerator>(_ p: UnsafeMutableRawPointer, _ count: Int, _ rng: inout R) {
-    var i = 0
-    while i < count {
-        var v = rng.next().littleEndian
-        let k = min(8, count - i)
-        withUnsafeBytes(of: &v) { (p + i).copyMemory(from: $0.baseAddress!, byteCount: k) }
-        i += k
-    }
 }

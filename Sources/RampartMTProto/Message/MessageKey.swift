@@ -38,7 +38,7 @@ public enum MessageKey {
     /// plaintext **including padding**.
     public static func v2(authKey: AuthKey, plaintext: some Collection<UInt8>, direction: MTProtoDirection) -> [UInt8] {
         var large = SIMD32<UInt8>()
-        withContiguous(plaintext) { p in
+        withContiguousBytes(plaintext) { p in
             withUnsafeMutableBytes(of: &large) { messageKeyLarge(authKey, direction.x, p, into: $0.baseAddress!) }
         }
         return withUnsafeBytes(of: &large) { Array($0[8..<24]) }
@@ -47,7 +47,7 @@ public enum MessageKey {
     /// MTProto 1.0 `msg_key` (spec §1.4): the lower 128 bits (bytes 4..<20) of SHA1 over the
     /// plaintext **without** padding. Used by `bind_auth_key_inner` (§5) and legacy secret chats.
     public static func v1(plaintext: some Collection<UInt8>) -> [UInt8] {
-        let d = withContiguous(plaintext) { Insecure.SHA1.hash(bufferPointer: $0) }
+        let d = withContiguousBytes(plaintext) { Insecure.SHA1.hash(bufferPointer: $0) }
         return d.withUnsafeBytes { Array($0[4..<20]) }
     }
 }
@@ -67,7 +67,7 @@ public enum MessageKDF {
     public static func v2(authKey: AuthKey, messageKey: some Collection<UInt8>, direction: MTProtoDirection) throws(MTProtoError) -> (key: [UInt8], iv: [UInt8]) {
         guard messageKey.count == 16 else { throw .invalidMessage("msg_key must be 16 bytes") }
         var out = SIMD64<UInt8>()
-        withContiguous(messageKey) { m in
+        withContiguousBytes(messageKey) { m in
             withUnsafeMutableBytes(of: &out) { kdfV2(authKey, direction.x, m.baseAddress!, into: $0.baseAddress!) }
         }
         let r = withUnsafeBytes(of: &out) { (Array($0[0..<32]), Array($0[32..<64])) }
@@ -88,7 +88,7 @@ public enum MessageKDF {
     public static func v1(authKey: AuthKey, messageKey: some Collection<UInt8>, direction: MTProtoDirection) throws(MTProtoError) -> (key: [UInt8], iv: [UInt8]) {
         guard messageKey.count == 16 else { throw .invalidMessage("msg_key must be 16 bytes") }
         let x = direction.x
-        return withContiguous(messageKey) { m in
+        return withContiguousBytes(messageKey) { m in
             func k(_ o: Int, _ n: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: authKey.pointer(o + x), count: n) }
             var a = sha1([m, k(0, 32)]), b = sha1([k(32, 16), m, k(48, 16)])
             var c = sha1([k(64, 32), m]), d = sha1([m, k(96, 32)])
@@ -116,35 +116,20 @@ public enum QuickAck {
     /// ``MessageKey/v2(authKey:plaintext:direction:)`` (the sender's direction, padding included).
     public static func v2(authKey: AuthKey, plaintext: some Collection<UInt8>, direction: MTProtoDirection) -> UInt32 {
         var large = SIMD32<UInt8>()
-        withContiguous(plaintext) { p in
+        withContiguousBytes(plaintext) { p in
             withUnsafeMutableBytes(of: &large) { messageKeyLarge(authKey, direction.x, p, into: $0.baseAddress!) }
         }
-        return withUnsafeBytes(of: &large) { readLE32($0.baseAddress!, 0) } | 0x8000_0000
+        return withUnsafeBytes(of: &large) { ($0.baseAddress!).loadLE32(0) } | 0x8000_0000
     }
 
     /// v1: `UInt32LE(SHA1(plaintext)[0..<4]) | 0x80000000` over the plaintext without padding.
     public static func v1(plaintext: some Collection<UInt8>) -> UInt32 {
-        let d = withContiguous(plaintext) { Insecure.SHA1.hash(bufferPointer: $0) }
-        return d.withUnsafeBytes { readLE32($0.baseAddress!, 0) } | 0x8000_0000
+        let d = withContiguousBytes(plaintext) { Insecure.SHA1.hash(bufferPointer: $0) }
+        return d.withUnsafeBytes { ($0.baseAddress!).loadLE32(0) } | 0x8000_0000
     }
 }
 
 // MARK: - Raw-buffer cores (the envelope's hot path)
-
-/// Runs `body` on the contiguous bytes of `c` (copying only when it is not contiguous). Empty
-/// collections get a valid zero-length buffer with a non-nil base address.
-@inline(__always)
-func withContiguous<C: Collection<UInt8>, R>(_ c: C, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-    if let r = c.withContiguousStorageIfAvailable({ b -> R in
-        if b.baseAddress == nil { return withUnsafeBytes(of: UInt64(0)) { body(UnsafeRawBufferPointer(rebasing: $0[0..<0])) } }
-        return body(UnsafeRawBufferPointer(b))
-    }) { return r }
-    let copy = Array(c)
-    return copy.withUnsafeBytes { b -> R in
-        if b.baseAddress == nil { return withUnsafeBytes(of: UInt64(0)) { body(UnsafeRawBufferPointer(rebasing: $0[0..<0])) } }
-        return body(b)
-    }
-}
 
 /// `msg_key_large = SHA256(auth_key[88+x ..< 120+x] ‖ plaintext)` into `out` (32 bytes): two
 /// pieces hashed in sequence, nothing concatenated.
