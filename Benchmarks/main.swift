@@ -1,6 +1,6 @@
 // rampart-bench: Rampart against OpenSSL and libsodium, same process, same buffers.
 //
-//   swift run -c release rampart-bench [--filter SUBSTRING] [--quick] [--json FILE] [--wall]
+//   swift run -c release rampart-bench [--filter S[,S…]]… [--quick] [--json FILE] [--wall]
 
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +11,10 @@ import Rampart
 import RampartReference
 
 let usage = """
-usage: rampart-bench [--filter SUBSTRING] [--quick] [--json FILE] [--wall]
+usage: rampart-bench [--filter S[,S...]]... [--quick] [--json FILE] [--wall]
   Measures Rampart against OpenSSL and libsodium (when installed) in one process and prints a table.
-  --filter S   only rows whose operation name contains S
+  --filter S   only rows whose operation name contains S; several substrings separated by
+               commas or repeated --filter options select the rows matching any of them
   --quick      fewer, shorter samples (a smoke run)
   --json FILE  also write the results as JSON to FILE
   --wall       time with the wall clock instead of this thread's CPU time
@@ -25,7 +26,7 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-var filter: String? = nil
+var filters: [String] = []
 var quick = false
 var jsonPath: String? = nil
 var args = Array(CommandLine.arguments.dropFirst())
@@ -37,7 +38,9 @@ while !args.isEmpty {
     case "--wall": useWallClock = true
     case "--filter":
         guard !args.isEmpty else { fail("--filter needs a value") }
-        filter = args.removeFirst()
+        let parts = args.removeFirst().split(separator: ",").map(String.init).filter { !$0.isEmpty }
+        guard !parts.isEmpty else { fail("--filter needs a non-empty value") }
+        filters += parts
     case "--json":
         guard !args.isEmpty else { fail("--json needs a file name") }
         jsonPath = args.removeFirst()
@@ -55,8 +58,8 @@ print("")
 
 var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows() + x25519Rows() + boxRows() + bigIntRows()
     + mtprotoEnvelopeRows() + mtprotoHandshakeRows()
-if let f = filter { rows = rows.filter { $0.operation.contains(f) } }
-if rows.isEmpty { fail("no row matches --filter \(filter ?? "")") }
+if !filters.isEmpty { rows = rows.filter { row in filters.contains { row.operation.contains($0) } } }
+if rows.isEmpty { fail("no row matches --filter \(filters.joined(separator: ","))") }
 
 var results: [(Row, [Stat])] = []
 for row in rows {
