@@ -92,6 +92,15 @@ extension AES {
                 self.tag = tag
             }
 
+            /// Boxes are equal when nonce, ciphertext and tag are. The tag is compared in constant
+            /// time (a synthesized `==` would stop at the first differing byte, timing a forgery
+            /// attempt against a stored box); so is the ciphertext. Lengths are public.
+            public static func == (a: SealedBox, b: SealedBox) -> Bool {
+                let sameTag = ConstantTime.equals(a.tag, b.tag)
+                let sameCiphertext = ConstantTime.equals(a.ciphertext, b.ciphertext)
+                return sameTag && sameCiphertext && a.nonce == b.nonce   // both comparisons already ran in full
+            }
+
             /// `nonce ‖ ciphertext ‖ tag` when the nonce has the standard 12 bytes, else `nil`.
             public var combined: [UInt8]? {
                 guard nonce.count == 12 else { return nil }

@@ -246,3 +246,17 @@ func gcmOutOfPlace(backend: Backend) throws {
         #expect(back == msg, "length \(n)")
     }
 }
+
+@Test("GCM sealed boxes compare by nonce, ciphertext and tag")
+func gcmSealedBoxEquality() throws {
+    let nonce = try AES.GCM.Nonce(data: pattern(12, 1))
+    let box = try AES.GCM.SealedBox(nonce: nonce, ciphertext: pattern(40, 2), tag: pattern(16, 3))
+    #expect(box == (try AES.GCM.SealedBox(combined: try #require(box.combined))))
+    var tag = pattern(16, 3); tag[15] ^= 1
+    #expect(box != (try AES.GCM.SealedBox(nonce: nonce, ciphertext: pattern(40, 2), tag: tag)))
+    var ct = pattern(40, 2); ct[0] ^= 0x80
+    #expect(box != (try AES.GCM.SealedBox(nonce: nonce, ciphertext: ct, tag: pattern(16, 3))))
+    #expect(box != (try AES.GCM.SealedBox(nonce: nonce, ciphertext: pattern(39, 2), tag: pattern(16, 3))))
+    #expect(box != (try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: pattern(12, 4)), ciphertext: pattern(40, 2),
+                                          tag: pattern(16, 3))))
+}
