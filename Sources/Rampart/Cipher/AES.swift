@@ -156,6 +156,9 @@ extension AES {
 
         /// Encrypts whole 16-byte blocks in place, each independently (ECB). ECB leaks equal blocks:
         /// use it only as a building block.
+        ///
+        /// - Warning: Raw block encryption: no IV, no integrity, equal plaintext blocks give equal
+        ///   ciphertext blocks. Not an encryption mode; use ``AES/GCM`` for messages.
         /// - Throws: ``RampartError/invalidInputLength`` when the length is not a multiple of 16.
         public func encrypt(blocks: UnsafeMutableRawBufferPointer) throws(RampartError) {
             guard blocks.count % 16 == 0 else { throw .invalidInputLength }
@@ -164,6 +167,8 @@ extension AES {
         }
 
         /// Decrypts whole 16-byte blocks in place (ECB).
+        ///
+        /// - Warning: Raw block decryption with no integrity check; see ``encrypt(blocks:)``.
         /// - Throws: ``RampartError/invalidInputLength`` when the length is not a multiple of 16.
         public func decrypt(blocks: UnsafeMutableRawBufferPointer) throws(RampartError) {
             guard blocks.count % 16 == 0 else { throw .invalidInputLength }
@@ -172,6 +177,8 @@ extension AES {
         }
 
         /// Encrypts one 16-byte block.
+        ///
+        /// - Warning: Raw block encryption (no IV, no integrity); a building block, not a mode.
         /// - Throws: ``RampartError/invalidInputLength`` unless `block` has 16 bytes.
         public func encrypt<B: Collection<UInt8>>(block: B) throws(RampartError) -> [UInt8] {
             var out = Array(block)
@@ -181,6 +188,8 @@ extension AES {
         }
 
         /// Decrypts one 16-byte block.
+        ///
+        /// - Warning: Raw block decryption (no integrity); a building block, not a mode.
         /// - Throws: ``RampartError/invalidInputLength`` unless `block` has 16 bytes.
         public func decrypt<B: Collection<UInt8>>(block: B) throws(RampartError) -> [UInt8] {
             var out = Array(block)

@@ -10,6 +10,10 @@ extension AES {
     ///
     /// IGE is sequential in both directions, so it runs at the latency of one AES chain per block.
     /// It provides no integrity: MTProto authenticates with `msg_key`.
+    ///
+    /// - Warning: Unauthenticated. An attacker can change ciphertext and the change decrypts without
+    ///   an error. Use it only inside a protocol that authenticates the plaintext (MTProto's
+    ///   `msg_key`, checked in constant time before anything is parsed); otherwise use ``AES/GCM``.
     public enum IGE {
         /// Encrypts `buffer` in place. `iv` (32 bytes) is advanced to the last ciphertext and
         /// plaintext blocks, so a long message can be processed in pieces.
@@ -77,6 +81,9 @@ extension AES {
     ///
     /// CBC provides confidentiality only; authenticate the ciphertext separately (encrypt-then-MAC)
     /// before decrypting, or padding errors can become an oracle.
+    ///
+    /// - Warning: Unauthenticated. Verify a MAC over the ciphertext before calling `decrypt`;
+    ///   otherwise use ``AES/GCM``.
     public enum CBC {
         /// The padding applied by the allocating `encrypt` and removed by `decrypt`.
         public enum Padding: Sendable, Equatable {
@@ -261,6 +268,9 @@ extension AES {
     /// Encryption and decryption are the same operation. CTR provides no integrity. Never reuse a
     /// key and initial counter for two messages. The keystream state is wiped when the stream is
     /// released.
+    ///
+    /// - Warning: Unauthenticated, and malleable bit for bit: flipping a ciphertext bit flips the same
+    ///   plaintext bit. Authenticate the ciphertext separately, or use ``AES/GCM``.
     public final class CTR {
         let cipher: Cipher
         /// counter (16 bytes, the next block to encrypt) then unused keystream (16 bytes).
