@@ -557,7 +557,7 @@ run_attack garbage 8
 grep -q "transport error\|bad unencrypted message\|closing" "$log" || fail "garbage: no log line for garbage"
 
 run_attack oversized 1048576
-grep -q "frameTooLarge" "$log" || fail "oversized: frameTooLarge was not logged"
+grep -q "over the transport's length limit" "$log" || fail "oversized: the oversized frame was not logged"
 
 run_attack noread 3 8
 grep -q "output buffer over 262144 bytes: the peer is not reading" "$log" || fail "noread: no output-buffer close logged"

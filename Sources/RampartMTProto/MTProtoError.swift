@@ -55,3 +55,31 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     /// An MTProxy secret of the wrong length or kind (spec §6.6: 16 bytes, `dd` + 16, `ee` + 16 + domain).
     case invalidProxySecret(String)
 }
+
+extension MTProtoError: CustomStringConvertible {
+    /// A one-line reason, lowercase, for logs and command-line tools.
+    public var description: String {
+        switch self {
+        case .truncated: return "TL data ends inside a value"
+        case .unexpectedConstructor(let c):
+            let hex = String(c, radix: 16)
+            return "unexpected TL constructor 0x" + String(repeating: "0", count: max(0, 8 - hex.count)) + hex
+        case .malformedTL(let why): return "malformed TL: \(why)"
+        case .trailingBytes: return "bytes remain after the TL value"
+        case .rejectedMessage: return "encrypted message rejected"
+        case .invalidMessage(let why): return "invalid message: \(why)"
+        case .invalidAuthKey: return "the auth key is not 256 bytes"
+        case .invalidServiceMessage(let why): return "invalid service message: \(why)"
+        case .handshakeFailed(let why): return "handshake failed: \(why)"
+        case .dhCheckFailed(let why): return "Diffie-Hellman check failed: \(why)"
+        case .unknownFingerprint: return "no known RSA key has one of the offered fingerprints"
+        case .primitive(let e): return e.description
+        case .invalidFrame(let why): return "invalid transport frame: \(why)"
+        case .frameTooLarge(let n): return "frame of \(n) bytes over the transport's length limit"
+        case .unknownTransport: return "the first bytes match no known transport"
+        case .frameCheckFailed(let why): return "full transport check failed: \(why)"
+        case .fakeTLSFailed(let why): return "fake-TLS verification failed: \(why)"
+        case .invalidProxySecret(let why): return "invalid MTProxy secret: \(why)"
+        }
+    }
+}

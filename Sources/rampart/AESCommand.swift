@@ -59,7 +59,7 @@ func aesCommand(_ args: [String]) {
         defer { key.secureWipe() }
         let mode = String(sub.prefix(3)), encrypt = sub.hasSuffix("encrypt")
         let cipher: AES.Cipher
-        do { cipher = try AES.Cipher(key: key) } catch { usageError("\(command): \(explain(error)) (16, 24 or 32 bytes)") }
+        do { cipher = try AES.Cipher(key: key) } catch { usageError("\(command): \(error) (16, 24 or 32 bytes)") }
         var padding = AES.CBC.Padding.none
         if let p = o.values["padding"] {
             guard mode == "cbc" else { usageError("\(command): --padding applies to cbc only") }
@@ -91,7 +91,7 @@ func aesCommand(_ args: [String]) {
             printError("rampart: \(command): invalid padding")
             exit(1)
         } catch {
-            usageError("\(command): \(explain(error))")
+            usageError("\(command): \(error)")
         }
     case "gcm-seal", "gcm-open":
         let o = Options(rest, allowed: ["key", "nonce", "aad"], command: command)
@@ -102,7 +102,7 @@ func aesCommand(_ args: [String]) {
         let aad = o.hex("aad", command) ?? []
         defer { key.secureWipe() }
         let cipher: AES.Cipher
-        do { cipher = try AES.Cipher(key: key) } catch { usageError("\(command): \(explain(error)) (16, 24 or 32 bytes)") }
+        do { cipher = try AES.Cipher(key: key) } catch { usageError("\(command): \(error) (16, 24 or 32 bytes)") }
         let nonce: AES.GCM.Nonce
         do { nonce = try AES.GCM.Nonce(data: nonceBytes) } catch { usageError("\(command): --nonce must not be empty") }
         var input = readAllStdin()
@@ -112,7 +112,7 @@ func aesCommand(_ args: [String]) {
                 let box = try AES.GCM.seal(input, using: cipher, nonce: nonce, authenticating: aad)
                 writeStdout(box.ciphertext + box.tag)
             } catch {
-                usageError("\(command): \(explain(error))")
+                usageError("\(command): \(error)")
             }
         } else {
             guard input.count >= AES.GCM.tagByteCount else {
@@ -129,7 +129,7 @@ func aesCommand(_ args: [String]) {
                 printError("rampart: \(command): authentication failure")
                 exit(1)
             } catch {
-                usageError("\(command): \(explain(error))")
+                usageError("\(command): \(error)")
             }
         }
     default:

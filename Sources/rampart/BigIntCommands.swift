@@ -52,7 +52,7 @@ func rsaCommand(_ args: [String]) {
         let path = o.require("out", "rsa keygen")
         var rng = SystemRandomNumberGenerator()
         let key: RSA.PrivateKey
-        do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("rsa keygen: \(explain(error))") }
+        do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("rsa keygen: \(error)") }
         var pem = Array(key.pemRepresentation.utf8)
         defer { pem.secureWipe() }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -67,10 +67,10 @@ func rsaCommand(_ args: [String]) {
         defer { text = "" }
         let keys: [RSA.PublicKey]
         if text.contains("-----BEGIN RSA PRIVATE KEY-----") {
-            do { keys = [try RSA.PrivateKey(pemRepresentation: text).publicKey] } catch { usageError("rsa public: \(explain(error))") }
+            do { keys = [try RSA.PrivateKey(pemRepresentation: text).publicKey] } catch { usageError("rsa public: \(error)") }
         } else {
             // A file may list several public keys (Telegram publishes its keys that way): print each.
-            do { keys = try RSA.PublicKey.all(pemRepresentation: text) } catch { usageError("rsa public: \(explain(error))") }
+            do { keys = try RSA.PublicKey.all(pemRepresentation: text) } catch { usageError("rsa public: \(error)") }
         }
         for pub in keys {
             print(pub.pkcs1PEMRepresentation, terminator: "")

@@ -8,30 +8,6 @@ import Darwin
 import Rampart
 import RampartReference
 
-/// A one-line reason for a Rampart error.
-func explain(_ e: RampartError) -> String {
-    switch e {
-    case .invalidKeyLength: return "invalid key length"
-    case .invalidNonceLength: return "invalid nonce length"
-    case .invalidOutputLength: return "invalid output length"
-    case .invalidParameter(let p): return "invalid parameter \(p)"
-    case .memoryLimitExceeded(let required, let limit): return "needs \(required) bytes of memory, limit is \(limit)"
-    case .invalidEncoding: return "invalid encoding"
-    case .invalidInputLength: return "invalid input length"
-    case .invalidPadding: return "invalid padding"
-    case .invalidPublicKey: return "invalid public key"
-    case .authenticationFailure: return "authentication failure"
-    case .invalidDER(let f): return "malformed DER/PEM (\(f))"
-    case .invalidModulus: return "the modulus must be odd and greater than one"
-    case .noInverse: return "no modular inverse exists"
-    case .negativeResult: return "negative result"
-    case .divisionByZero: return "division by zero"
-    case .dhCheckFailed(let f): return "Diffie-Hellman check failed (\(f))"
-    case .factorizationFailed(let f): return "factorization failed (\(f))"
-    case .invalidRSAKey: return "invalid RSA key or input"
-    }
-}
-
 let hashUsage = """
 usage: rampart hash <sha1|sha256|sha512|blake2b> [--length N] [--key HEX] [--salt HEX] [--personal HEX]
   Hashes standard input and prints the lowercase hex digest and a newline.
@@ -61,7 +37,7 @@ func hashCommand(_ args: [String]) {
         do {
             h = try BLAKE2b(outputByteCount: length, key: key, salt: salt, personal: personal)
         } catch {
-            usageError("hash: \(explain(error))")
+            usageError("hash: \(error)")
         }
         readStdin { h.update(bufferPointer: $0) }
         print(h.finalize().description)
@@ -119,7 +95,7 @@ func kdfCommand(_ args: [String]) {
             let k = try PBKDF2.deriveKey(password: pw, salt: salt, prf: prf, iterations: iterations, outputByteCount: length)
             print(k.withUnsafeBytes { Hex.encode($0) })
         } catch {
-            usageError("kdf pbkdf2: \(explain(error))")
+            usageError("kdf pbkdf2: \(error)")
         }
     case "scrypt":
         let o = Options(rest, allowed: ["password-hex", "salt-hex", "n", "r", "p", "length"], command: "kdf scrypt")
@@ -136,7 +112,7 @@ func kdfCommand(_ args: [String]) {
                                          memoryLimit: 1 << 32)
             print(k.withUnsafeBytes { Hex.encode($0) })
         } catch {
-            usageError("kdf scrypt: \(explain(error))")
+            usageError("kdf scrypt: \(error)")
         }
     default:
         usageError("kdf: unknown function '\(sub)' (pbkdf2, scrypt)")

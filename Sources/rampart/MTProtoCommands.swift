@@ -167,9 +167,9 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
     var rng = SystemRandomNumberGenerator()
     let key: RSA.PrivateKey
     if let path = keyPath, let text = readTextFile(path) {
-        do { key = try RSA.PrivateKey(pemRepresentation: text) } catch { usageError("mtproto serve: \(path): \(explain(error))") }
+        do { key = try RSA.PrivateKey(pemRepresentation: text) } catch { usageError("mtproto serve: \(path): \(error)") }
     } else {
-        do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("mtproto serve: \(explain(error))") }
+        do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("mtproto serve: \(error)") }
         if let path = keyPath {
             let pem = Array(key.pemRepresentation.utf8)
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -254,7 +254,7 @@ private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int
             keys = try RSA.PublicKey.all(pemRepresentation: text)
         }
     } catch {
-        usageError("mtproto ping: \(keyPath): \(explain(error))")
+        usageError("mtproto ping: \(keyPath): \(error)")
     }
     func fail(_ s: String) -> Never {
         print("FAIL \(name): \(s)")

@@ -67,7 +67,7 @@ func secretboxCommand(_ args: [String]) {
             let box = try SecretBox.seal(input, using: key, nonce: nonce)
             box.withUnsafeBytes { writeStdout($0) }
         } catch {
-            usageError("secretbox seal: \(explain(error))")
+            usageError("secretbox seal: \(error)")
         }
     } else {
         do {
@@ -81,7 +81,7 @@ func secretboxCommand(_ args: [String]) {
             printError("rampart: secretbox open: input shorter than the 16-byte tag, cannot be a box")
             exit(1)
         } catch {
-            usageError("secretbox open: \(explain(error))")
+            usageError("secretbox open: \(error)")
         }
     }
 }
@@ -94,7 +94,7 @@ func streamCommand(_ args: [String]) {
     guard o.positional[0] == "xsalsa20" else { usageError("stream: unknown cipher '\(o.positional[0])' (xsalsa20)") }
     let (key, nonce) = keyAndNonce(o, "stream")
     var s: XSalsa20
-    do { s = try XSalsa20(key: key, nonce: nonce) } catch { usageError("stream: \(explain(error))") }
+    do { s = try XSalsa20(key: key, nonce: nonce) } catch { usageError("stream: \(error)") }
     let out = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 64)
     defer { out.deallocate() }
     readStdin { chunk in

@@ -40,7 +40,7 @@ func x25519Command(_ args: [String]) {
         let out = try Curve25519.scalarMultiply(scalar: scalar, point: point)
         print(Hex.encode(out))
     } catch {
-        usageError("x25519: \(explain(error))")
+        usageError("x25519: \(error)")
     }
 }
 
@@ -64,7 +64,7 @@ func boxCommand(_ args: [String]) {
         privateKey = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: sk)
         publicKey = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: pk)
     } catch {
-        usageError("box: \(explain(error))")
+        usageError("box: \(error)")
     }
     var input: [UInt8] = []
     readStdin { input.append(contentsOf: $0) }
@@ -74,7 +74,7 @@ func boxCommand(_ args: [String]) {
             let sealed = try Box.seal(input, nonce: nonce, to: publicKey, from: privateKey)
             sealed.withUnsafeBytes { writeStdout($0) }
         } catch {
-            usageError("box seal: \(explain(error))")
+            usageError("box seal: \(error)")
         }
     } else {
         do {
@@ -89,7 +89,7 @@ func boxCommand(_ args: [String]) {
             printError("rampart: box open: input shorter than the 16-byte tag, cannot be a box")
             exit(1)
         } catch {
-            usageError("box open: \(explain(error))")
+            usageError("box open: \(error)")
         }
     }
 }

@@ -88,3 +88,73 @@ public enum FactorizationFailure: Error, Equatable, Hashable, Sendable {
     /// No factor was found within the iteration budget.
     case notFound
 }
+
+// MARK: - Descriptions
+
+extension RampartError: CustomStringConvertible {
+    /// A one-line reason, lowercase, for logs and command-line tools.
+    public var description: String {
+        switch self {
+        case .invalidKeyLength: return "invalid key length"
+        case .invalidNonceLength: return "invalid nonce length"
+        case .invalidOutputLength: return "invalid output length"
+        case .invalidParameter(let p): return "invalid parameter \(p)"
+        case .memoryLimitExceeded(let required, let limit): return "needs \(required) bytes of memory, limit is \(limit)"
+        case .invalidEncoding: return "invalid encoding"
+        case .invalidInputLength: return "invalid input length"
+        case .invalidPadding: return "invalid padding"
+        case .invalidPublicKey: return "invalid public key"
+        case .authenticationFailure: return "authentication failure"
+        case .invalidDER(let f): return "malformed DER/PEM (\(f))"
+        case .invalidModulus: return "the modulus must be odd and greater than one"
+        case .noInverse: return "no modular inverse exists"
+        case .negativeResult: return "negative result"
+        case .divisionByZero: return "division by zero"
+        case .dhCheckFailed(let f): return "Diffie-Hellman check failed (\(f))"
+        case .factorizationFailed(let f): return "factorization failed (\(f))"
+        case .invalidRSAKey: return "invalid RSA key or input"
+        }
+    }
+}
+
+extension DERFault: CustomStringConvertible {
+    /// What was wrong with the DER or PEM input.
+    public var description: String {
+        switch self {
+        case .truncated: return "input ends inside an element"
+        case .unexpectedTag: return "unexpected tag"
+        case .nonMinimalLength: return "length not in its shortest definite form"
+        case .lengthTooLarge: return "length beyond the input"
+        case .nonMinimalInteger: return "INTEGER with a redundant leading byte"
+        case .negativeInteger: return "negative INTEGER"
+        case .zeroInteger: return "zero INTEGER"
+        case .trailingData: return "data after the last element"
+        case .unsupported: return "unsupported version, algorithm or BIT STRING padding"
+        case .invalidPEM: return "malformed PEM armour or Base64"
+        }
+    }
+}
+
+extension DHCheckFailure: CustomStringConvertible {
+    /// Which Diffie-Hellman check failed.
+    public var description: String {
+        switch self {
+        case .primeBitLength: return "the prime is not 2048 bits"
+        case .notSafePrime: return "not a safe prime"
+        case .generatorNotAllowed: return "generator not in 2...7"
+        case .generatorNotQuadraticResidue: return "the generator does not generate the subgroup of order (p-1)/2"
+        case .valueOutOfRange: return "value out of range"
+        }
+    }
+}
+
+extension FactorizationFailure: CustomStringConvertible {
+    /// Why the number was not factored.
+    public var description: String {
+        switch self {
+        case .prime: return "the number is prime or below 4"
+        case .moreThanTwoFactors: return "more than two prime factors"
+        case .notFound: return "no factor found within the iteration budget"
+        }
+    }
+}

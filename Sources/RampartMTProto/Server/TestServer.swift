@@ -296,7 +296,7 @@ public struct TestServer {
             do {
                 event = try conn.transport.next()
             } catch {
-                reply.log.append("connection \(id): transport error \(error), closing")
+                reply.log.append("connection \(id): transport error (\(error)), closing")
                 reply.close = true
                 break
             }
