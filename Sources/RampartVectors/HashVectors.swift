@@ -95,6 +95,28 @@ enum OwnVectors {
     }
 }
 
+extension OwnVectors {
+    /// `{"hash", "ikm", "salt", "info", "okm"}`: HKDF (RFC 5869) with the hash pinned to a backend.
+    static func hkdf(_ id: String, _ c: [String: Any]) throws -> VectorResult {
+        let alg: String = try field(c, "hash", id)
+        let ikm = SymmetricKey(data: try hexField(c, "ikm", id))
+        let salt = try hexField(c, "salt", id), info = try hexField(c, "info", id), want = try hexField(c, "okm", id)
+        return check("hkdf-" + alg, id, expected: want) { b in
+            let key: SymmetricKey
+            switch alg {
+            case "sha1": key = HKDF<Insecure.SHA1>.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info,
+                                                            outputByteCount: want.count, makeHash: { Insecure.SHA1(backend: b) })
+            case "sha256": key = HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info,
+                                                       outputByteCount: want.count, makeHash: { SHA256(backend: b) })
+            case "sha512": key = HKDF<SHA512>.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info,
+                                                       outputByteCount: want.count, makeHash: { SHA512(backend: b) })
+            default: throw VectorFileError.unknownFormat("hkdf hash \(alg)")
+            }
+            return key.withUnsafeBytes { Array($0) }
+        }
+    }
+}
+
 func Rampart_hmac(_ alg: String, _ key: [UInt8], _ msg: [UInt8], _ b: Backend) throws -> [UInt8] {
     try hmac(alg, key: key, msg, backend: b)
 }

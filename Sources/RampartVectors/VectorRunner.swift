@@ -128,6 +128,7 @@ public enum VectorRunner {
         "hash": OwnVectors.hash,
         "hmac": OwnVectors.hmac,
         "pbkdf2": OwnVectors.pbkdf2,
+        "hkdf": OwnVectors.hkdf,
         "blake2b": OwnVectors.blake2bCase,
         "scrypt": OwnVectors.scryptCase,
         "stream": OwnVectors.streamCase,
