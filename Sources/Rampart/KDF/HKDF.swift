@@ -58,8 +58,8 @@ public enum HKDF<H: HashFunction> {
     public static func deriveKey<Salt: Collection<UInt8>, Info: Collection<UInt8>>(
         inputKeyMaterial: SymmetricKey, salt: Salt, info: Info, outputByteCount: Int
     ) -> SymmetricKey {
-        expand(pseudoRandomKey: extract(inputKeyMaterial: inputKeyMaterial, salt: salt), info: info,
-               outputByteCount: outputByteCount)
+        deriveKey(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, outputByteCount: outputByteCount,
+                  makeHash: { H() })
     }
 
     /// Extract then expand with hashers from `makeHash` (tests pin a backend this way).
