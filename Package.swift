@@ -40,6 +40,12 @@ let package = Package(
             path: "Sources/RampartAccelAESNI",
             swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1"])
         ),
+        // The arm64 tier: AES and PMULL with the ARMv8 cryptography extensions (empty on x86_64).
+        .target(
+            name: "RampartAccelARMv8",
+            path: "Sources/RampartAccelARMv8",
+            swiftSettings: kernelFlags(["+aes"])
+        ),
         .target(
             name: "RampartAccelBMI2",
             path: "Sources/RampartAccelBMI2",
@@ -68,8 +74,8 @@ let package = Package(
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelBMI2",
-                           "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont", "RampartBarrier"],
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelARMv8",
+                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont", "RampartBarrier"],
             path: "Sources/Rampart"
         ),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).

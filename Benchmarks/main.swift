@@ -53,12 +53,44 @@ let settings = quick ? Settings(samples: 3, sampleSeconds: 0.01, slowSamples: 1)
 
 print("Rampart benchmark \(isoDate()) (\(useWallClock ? "wall clock" : "thread CPU time"))")
 print("CPU: \(CPU.modelName) [\(CPU.detected)]\(CPU.forcePortable ? " (RAMPART_FORCE_PORTABLE=1)" : "")")
+print("kernels: \(Kernels.summary)")
 print(Reference.summary)
 print("")
 
-var rows = shaRows() + blake2bRows() + hmacRows() + pbkdf2Rows() + scryptRows() + aesRows() + salsaRows() + x25519Rows() + boxRows() + bigIntRows()
-    + mtprotoEnvelopeRows() + mtprotoHandshakeRows()
-if !filters.isEmpty { rows = rows.filter { row in filters.contains { row.operation.contains($0) } } }
+/// The row groups with the operation names each one produces: a group's setup (buffers, keys,
+/// primes, handshakes) runs only when `--filter` can select one of its rows.
+let groups: [(operations: [String], build: () -> [Row])] = [
+    (["sha1", "sha256", "sha512"], shaRows),
+    (["blake2b-512"], blake2bRows),
+    (["hmac-sha256"], hmacRows),
+    (["pbkdf2-sha256-100000"], pbkdf2Rows),
+    (["scrypt-n65536-r8-p1"], scryptRows),
+    (["aes256-ige-encrypt", "aes256-ige-decrypt", "aes256-cbc-encrypt", "aes256-cbc-decrypt", "aes256-ctr",
+      "aes256-gcm-seal", "aes256-gcm-open"], aesRows),
+    (["xsalsa20", "poly1305", "secretbox-seal", "secretbox-open"], salsaRows),
+    (["x25519"], x25519Rows),
+    (["box-beforenm", "box-seal"], boxRows),
+    (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "pq-factorize"], bigIntRows),
+    (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),
+    (["mtproto-handshake"], mtprotoHandshakeRows),
+]
+
+/// Whether `--filter` selects an operation (everything without a filter).
+@MainActor func selected(_ operation: String) -> Bool { filters.isEmpty || filters.contains { operation.contains($0) } }
+
+var rows: [Row] = []
+for group in groups {
+    // A filter may name a whole family ("aes256-gcm") or a part of a name ("2048"): a group is built when
+    // any of its operation names, or a filter as a prefix of one, could match.
+    guard filters.isEmpty || group.operations.contains(where: { op in
+        filters.contains { op.contains($0) || $0.hasPrefix(op) }
+    }) else { continue }
+    let built = group.build()
+    for row in built where !group.operations.contains(where: { row.operation.hasPrefix($0) }) {
+        fail("benchmark row \(row.operation) is not listed in its group's operation names (Benchmarks/main.swift)")
+    }
+    rows += built.filter { selected($0.operation) }
+}
 if rows.isEmpty { fail("no row matches --filter \(filters.joined(separator: ","))") }
 
 var results: [(Row, [Stat])] = []

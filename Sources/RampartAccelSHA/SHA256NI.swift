@@ -28,23 +28,13 @@ typealias V4 = SIMD4<UInt32>
 /// Byte-swaps each 32-bit lane (big-endian message words).
 let bswap32Mask = V4(0x0001_0203, 0x0405_0607, 0x0809_0a0b, 0x0c0d_0e0f)
 
-let k256: [V4] = {
-    let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
-    return (0..<16).map { V4(k[4 * $0], k[4 * $0 + 1], k[4 * $0 + 2], k[4 * $0 + 3]) }
-}()
 
-/// Compresses `count` 64-byte blocks at `blocks` into `state` (eight words, a..h).
+/// Compresses `count` 64-byte blocks at `blocks` into `state` (eight words, a..h). `constants` points
+/// to the 64 round constants K[0..<64] of FIPS 180-4 (the caller's table: Rampart's SHA-256 owns the
+/// one copy), read four at a time.
 @inline(never)
-public func sha256BlocksSHANI(_ state: UnsafeMutablePointer<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
+public func sha256BlocksSHANI(_ state: UnsafeMutablePointer<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
+                              _ constants: UnsafePointer<UInt32>) {
     guard count > 0 else { return }
     let raw = UnsafeRawPointer(state)
     let abcd = raw.loadUnaligned(as: V4.self)
@@ -53,8 +43,10 @@ public func sha256BlocksSHANI(_ state: UnsafeMutablePointer<UInt32>, _ blocks: U
     var s0 = V4(efgh[1], efgh[0], abcd[1], abcd[0])  // ABEF
     var s1 = V4(efgh[3], efgh[2], abcd[3], abcd[2])  // CDGH
     let mask = bswap32Mask
-    k256.withUnsafeBufferPointer { kb in
-        let k = kb.baseAddress!
+    do {
+        let kr = UnsafeRawPointer(constants)
+        /// Round constants 4i..<4i+4 (no alignment assumed of the caller's table).
+        @inline(__always) func kq(_ i: Int) -> V4 { kr.loadUnaligned(fromByteOffset: 16 * i, as: V4.self) }
         var p = blocks
         for _ in 0..<count {
             let save0 = s0, save1 = s1
@@ -81,23 +73,23 @@ public func sha256BlocksSHANI(_ state: UnsafeMutablePointer<UInt32>, _ blocks: U
                 if doMsg1 { prev = msg1(prev, m) }
             }
             // Groups 0..3: load, schedule msg1 from group 1.
-            quad(m0, k[0])
-            quad(m1, k[1]); m0 = msg1(m0, m1)
-            quad(m2, k[2]); m1 = msg1(m1, m2)
+            quad(m0, kq(0))
+            quad(m1, kq(1)); m0 = msg1(m0, m1)
+            quad(m2, kq(2)); m1 = msg1(m1, m2)
             // Group g (3...14): next = m[(g+1)%4] gets msg2, prev = m[(g-1)%4] gets msg1 (g <= 12).
-            quadSchedule(m3, k[3], &m2, &m0, true, true)
-            quadSchedule(m0, k[4], &m3, &m1, true, true)
-            quadSchedule(m1, k[5], &m0, &m2, true, true)
-            quadSchedule(m2, k[6], &m1, &m3, true, true)
-            quadSchedule(m3, k[7], &m2, &m0, true, true)
-            quadSchedule(m0, k[8], &m3, &m1, true, true)
-            quadSchedule(m1, k[9], &m0, &m2, true, true)
-            quadSchedule(m2, k[10], &m1, &m3, true, true)
-            quadSchedule(m3, k[11], &m2, &m0, true, true)
-            quadSchedule(m0, k[12], &m3, &m1, true, true)
-            quadSchedule(m1, k[13], &m0, &m2, true, false)
-            quadSchedule(m2, k[14], &m1, &m3, true, false)
-            quad(m3, k[15])
+            quadSchedule(m3, kq(3), &m2, &m0, true, true)
+            quadSchedule(m0, kq(4), &m3, &m1, true, true)
+            quadSchedule(m1, kq(5), &m0, &m2, true, true)
+            quadSchedule(m2, kq(6), &m1, &m3, true, true)
+            quadSchedule(m3, kq(7), &m2, &m0, true, true)
+            quadSchedule(m0, kq(8), &m3, &m1, true, true)
+            quadSchedule(m1, kq(9), &m0, &m2, true, true)
+            quadSchedule(m2, kq(10), &m1, &m3, true, true)
+            quadSchedule(m3, kq(11), &m2, &m0, true, true)
+            quadSchedule(m0, kq(12), &m3, &m1, true, true)
+            quadSchedule(m1, kq(13), &m0, &m2, true, false)
+            quadSchedule(m2, kq(14), &m1, &m3, true, false)
+            quad(m3, kq(15))
 
             s0 &+= save0
             s1 &+= save1

@@ -403,7 +403,7 @@ if !underValgrind {
     print("note: not running under valgrind: results are checked, constant time is not")
 }
 CTGrind.declassifyHook = { p, n in rampart_ct_public(p, n) }
-print("kernels: \(CPU.features.description.isEmpty ? "none (portable)" : CPU.features.description)")
+print("kernels: \(Kernels.summary)")
 
 var failed: [String] = []
 var caseErrors: UInt = 0

@@ -121,7 +121,8 @@ func kdfCommand(_ args: [String]) {
 
 let infoUsage = """
 usage: rampart info
-  Prints the CPU, the instruction-set extensions Rampart detected and the reference libraries found.
+  Prints the CPU, the instruction-set extensions Rampart detected, the kernel selected for each
+  primitive (Kernels.all) and the reference libraries found.
 """
 
 func infoCommand(_ args: [String]) {
@@ -133,5 +134,11 @@ func infoCommand(_ args: [String]) {
     print("portable forced: \(CPU.forcePortable)")
     if !CPU.disabledFeatures.isEmpty { print("disabled: \(CPU.disabledFeatures.sorted().joined(separator: ","))") }
     print("kernels use: \(CPU.features)")
+    print("selected kernels:")
+    for k in Kernels.all {
+        let note = k.kernel == nil ? " (no kernel on this architecture)"
+            : k.isActive ? "" : " (\(k.kernel!) not usable here)"
+        print("  \(k.primitive): \(k.selected)\(note)")
+    }
     print(Reference.summary)
 }

@@ -204,6 +204,21 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
         return o ? nil : r
     }
 
+    /// `self − b` where the caller knows `b ≤ self` by construction (p − 1 for a p above one, the
+    /// larger of two compared values minus the smaller): no error to handle and no silent
+    /// substitute. A call with `b > self` is a programming error and traps; never pass values whose
+    /// order comes unchecked from input.
+    public func subtracting(knownSmaller b: BigUInt) -> BigUInt {
+        let (r, o) = subtractingReportingOverflow(b)
+        precondition(!o, "BigUInt.subtracting(knownSmaller:): the subtrahend is larger")
+        return r
+    }
+
+    /// `|self − b|`, for either order.
+    public func distance(to b: BigUInt) -> BigUInt {
+        self >= b ? subtracting(knownSmaller: b) : b.subtracting(knownSmaller: self)
+    }
+
     // MARK: Multiplication
 
     /// The product (schoolbook; no Karatsuba yet: the 2048-bit hot paths use Montgomery kernels).
@@ -319,7 +334,7 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
         while !v.isZero {
             v = v >> v.trailingZeroBitCount
             if u > v { swap(&u, &v) }
-            v = (try? v - u) ?? BigUInt()
+            v = v.subtracting(knownSmaller: u)  // u ≤ v after the swap
         }
         return u << shift
     }
@@ -341,7 +356,7 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
             var t2: BigUInt, s2: Bool
             if s0 == s1 {
                 // t0 and q*t1 have the same sign: difference
-                if t0 >= qt { t2 = (try? t0 - qt) ?? BigUInt(); s2 = s0 } else { t2 = (try? qt - t0) ?? BigUInt(); s2 = !s0 }
+                if t0 >= qt { t2 = t0.subtracting(knownSmaller: qt); s2 = s0 } else { t2 = qt.subtracting(knownSmaller: t0); s2 = !s0 }
             } else {
                 t2 = t0 + qt; s2 = s0
             }
@@ -352,7 +367,7 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
         guard r0 == BigUInt(1) else { throw .noInverse }
         let t = try t0.remainder(dividingBy: m)
-        if s0 && !t.isZero { return (try? m - t) ?? BigUInt() }
+        if s0 && !t.isZero { return m.subtracting(knownSmaller: t) }  // t < m
         return t
     }
 

@@ -6,10 +6,12 @@
 // Representation: every residue is an n-limb buffer (n = the modulus's limb count) holding a value
 // in [0, m). Montgomery form of x is x·R mod m with R = 2^(64n).
 
-#if arch(x86_64)
-internal import RampartAccelBMI2
-internal import RampartAccelAVX2Mont
-#endif
+//
+// Kernels: `Montgomery.mul`/`square` run `MontgomeryKernel` (MontgomeryKernels+x86_64.swift:
+// mulx/adcx/adox) for a modulus on the hardware backend when `Kernels.montgomery` is active, and the
+// portable CIOS code otherwise; public powers modulo a 2048-bit modulus use the wide AVX2 kernel when
+// `Kernels.modexp2048` is active.
+
 internal import RampartBarrier
 
 /// An odd modulus `m > 1` with its Montgomery constants, for modular multiplication and
@@ -46,8 +48,11 @@ public struct Modulus: Sendable {
     /// `-m⁻¹ mod 2⁶⁴`.
     let m0inv: UInt64
     /// Whether `R'² mod m` for the AVX2 kernel's radix-2^28 form is present (2048-bit moduli on
-    /// processors with AVX2).
+    /// the hardware backend with `Kernels.modexp2048` active): public powers then run that kernel.
     let hasAVX2Constants: Bool
+    /// Whether multiplications run the `Kernels.montgomery` kernel (the hardware backend with the
+    /// kernel active).
+    let hardware: Bool
 
     /// The limbs of `m` (exactly `limbCount` of them).
     var m: UnsafePointer<UInt64> { UnsafePointer(storage.base) }
@@ -67,6 +72,13 @@ public struct Modulus: Sendable {
     ///
     /// - Throws: ``RampartError/invalidModulus`` when `m` is even, zero or one.
     public init(_ m: BigUInt) throws(RampartError) {
+        try self.init(m, backend: CPU.defaultBackend)
+    }
+
+    /// As ``init(_:)``, pinned to one implementation: `.portable` never runs a hardware kernel (tests
+    /// run every vector through both).
+    @_spi(Testing)
+    public init(_ m: BigUInt, backend: Backend) throws(RampartError) {
         // Public by design: whether the modulus is usable (odd and above one), computed without a
         // branch on its value (`&&` would branch on the secret low bit first).
         let low = m.low64
@@ -74,11 +86,8 @@ public struct Modulus: Sendable {
         guard declassified(usable) == 1 else { throw .invalidModulus }
         let n = m.limbs.count
         limbCount = n
-        #if arch(x86_64)
-        hasAVX2Constants = n == MontgomeryAVX2.limbs && CPU.detected.avx2
-        #else
-        hasAVX2Constants = false
-        #endif
+        hardware = Kernels.montgomery.runs(on: backend)
+        hasAVX2Constants = n == MontgomeryKernel.wideLimbs && Kernels.modexp2048.runs(on: backend)
         storage = Storage(count: (hasAVX2Constants ? 4 : 3) * n)
         let base = storage.base
         m.limbs.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: n) }
@@ -88,7 +97,7 @@ public struct Modulus: Sendable {
         var x = m0
         for _ in 0..<5 { x = x &* (2 &- m0 &* x) }
         m0inv = 0 &- x
-        let inv = m0inv, avx2 = hasAVX2Constants
+        let inv = m0inv, avx2 = hasAVX2Constants, hw = hardware
         Modulus.withWorkspace(limbs: 2 * n + 2) { ws in
             let tmp = ws, t = ws + n
             let pm = UnsafePointer(base), rr = base + n, one = base + 2 * n
@@ -98,13 +107,11 @@ public struct Modulus: Sendable {
             one[0] |= n > 1 ? 0 : 1
             for _ in 0..<64 { Montgomery.doubleMod(one, pm, n, tmp) }
             // R² mod m and R'² mod m are the Montgomery forms of 2^(64n) and 2^(4256 − 2048).
-            Montgomery.montgomeryPowerOfTwo(64 * n, into: rr, one: one, pm, n, inv, tmp, t)
-            #if arch(x86_64)
+            Montgomery.montgomeryPowerOfTwo(64 * n, into: rr, one: one, pm, n, inv, tmp, t, hw)
             if avx2 {
-                Montgomery.montgomeryPowerOfTwo(2 * MontgomeryAVX2.montgomeryBits - 64 * n, into: base + 3 * n,
-                                                one: one, pm, n, inv, tmp, t)
+                Montgomery.montgomeryPowerOfTwo(2 * MontgomeryKernel.wideMontgomeryBits - 64 * n, into: base + 3 * n,
+                                                one: one, pm, n, inv, tmp, t, hw)
             }
-            #endif
         }
     }
 
@@ -136,8 +143,8 @@ public struct Modulus: Sendable {
                 let unit = ws, t = ws + n
                 unit[0] = 1
                 out.withUnsafeMutableBufferPointer { po in
-                    Montgomery.mul(po.baseAddress!, po.baseAddress!, rr, m, n, m0inv, t)
-                    Montgomery.mul(po.baseAddress!, po.baseAddress!, unit, m, n, m0inv, t)
+                    Montgomery.mul(po.baseAddress!, po.baseAddress!, rr, m, n, m0inv, t, hardware)
+                    Montgomery.mul(po.baseAddress!, po.baseAddress!, unit, m, n, m0inv, t, hardware)
                 }
             }
             return out
@@ -248,23 +255,23 @@ public struct Modulus: Sendable {
             let table = ws, acc = ws + size * n, sel = acc + n, t = sel + n
             let pm = m
             table.update(from: one, count: n)
-            Montgomery.mul(table + n, base, rr, pm, n, m0inv, t)  // x·R
+            Montgomery.mul(table + n, base, rr, pm, n, m0inv, t, hardware)  // x·R
             for k in 2..<size {
-                Montgomery.mul(table + k * n, table + (k - 1) * n, table + n, pm, n, m0inv, t)
+                Montgomery.mul(table + k * n, table + (k - 1) * n, table + n, pm, n, m0inv, t, hardware)
             }
             let totalBits = expLimbs * 64
             var pos = totalBits - (totalBits % w == 0 ? w : totalBits % w)
             Montgomery.select(acc, table, size, n, Montgomery.bits(exp, pos, totalBits - pos))
             while pos > 0 {
                 pos -= w
-                for _ in 0..<w { Montgomery.square(acc, acc, pm, n, m0inv, t) }
+                for _ in 0..<w { Montgomery.square(acc, acc, pm, n, m0inv, t, hardware) }
                 Montgomery.select(sel, table, size, n, Montgomery.bits(exp, pos, w))
-                Montgomery.mul(acc, acc, sel, pm, n, m0inv, t)
+                Montgomery.mul(acc, acc, sel, pm, n, m0inv, t, hardware)
             }
             // Leave Montgomery form: acc · 1 / R.
             sel.update(repeating: 0, count: n)
             sel[0] = 1
-            Montgomery.mul(out, acc, sel, pm, n, m0inv, t)
+            Montgomery.mul(out, acc, sel, pm, n, m0inv, t, hardware)
         }
     }
 
@@ -284,17 +291,15 @@ public struct Modulus: Sendable {
             }
             return
         }
-        #if arch(x86_64)
-        if Montgomery.useAVX2 && hasAVX2Constants {
+        if hasAVX2Constants {
             powerVTAVX2(out, base, exp, el)
             if montgomeryOut {
                 withWorkspace(limbs: n + 2) { t in
-                    Montgomery.mul(out, out, rr, m, n, m0inv, t)
+                    Montgomery.mul(out, out, rr, m, n, m0inv, t, hardware)
                 }
             }
             return
         }
-        #endif
         let bits = el * 64 - exp[el - 1].leadingZeroBitCount
         // Window sizes minimise table muls (2^(w−1)) + window muls (≈ bits / (w + 1)): 6 from ~700 bits
         // (2047 bits: 324 multiplications instead of 357 with 5), as OpenSSL's BN_window_bits_for_exponent_size.
@@ -304,17 +309,17 @@ public struct Modulus: Sendable {
             let table = ws, acc = ws + odd * n, x2 = acc + n, t = x2 + n
             do {
                 let pm = m
-                Montgomery.mul(table, base, rr, pm, n, m0inv, t)
+                Montgomery.mul(table, base, rr, pm, n, m0inv, t, hardware)
                 if odd > 1 {
-                    Montgomery.square(x2, table, pm, n, m0inv, t)
-                    for k in 1..<odd { Montgomery.mul(table + k * n, table + (k - 1) * n, x2, pm, n, m0inv, t) }
+                    Montgomery.square(x2, table, pm, n, m0inv, t, hardware)
+                    for k in 1..<odd { Montgomery.mul(table + k * n, table + (k - 1) * n, x2, pm, n, m0inv, t, hardware) }
                 }
                 func bit(_ i: Int) -> Bool { (exp[i >> 6] >> UInt64(i & 63)) & 1 == 1 }
                 var i = bits - 1
                 var started = false
                 while i >= 0 {
                     if !bit(i) {
-                        Montgomery.square(acc, acc, pm, n, m0inv, t)  // started is true here (top bit is 1)
+                        Montgomery.square(acc, acc, pm, n, m0inv, t, hardware)  // started is true here (top bit is 1)
                         i -= 1
                         continue
                     }
@@ -323,8 +328,8 @@ public struct Modulus: Sendable {
                     var v = 0
                     for k in stride(from: i, through: l, by: -1) { v = v << 1 | (bit(k) ? 1 : 0) }
                     if started {
-                        for _ in 0...(i - l) { Montgomery.square(acc, acc, pm, n, m0inv, t) }
-                        Montgomery.mul(acc, acc, table + (v >> 1) * n, pm, n, m0inv, t)
+                        for _ in 0...(i - l) { Montgomery.square(acc, acc, pm, n, m0inv, t, hardware) }
+                        Montgomery.mul(acc, acc, table + (v >> 1) * n, pm, n, m0inv, t, hardware)
                     } else {
                         acc.update(from: table + (v >> 1) * n, count: n)
                         started = true
@@ -336,21 +341,20 @@ public struct Modulus: Sendable {
                 } else {
                     x2.update(repeating: 0, count: n)
                     x2[0] = 1
-                    Montgomery.mul(out, acc, x2, pm, n, m0inv, t)
+                    Montgomery.mul(out, acc, x2, pm, n, m0inv, t, hardware)
                 }
             }
         }
     }
 }
 
-#if arch(x86_64)
 extension Modulus {
     /// `out = base^exp mod m` through the AVX2 radix-2^28 kernel (2048-bit moduli, `rrAVX2` set),
     /// sliding window, variable time; `exp[el − 1] ≠ 0`.
     func powerVTAVX2(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
                      _ exp: UnsafePointer<UInt64>, _ el: Int) {
-        withWorkspace(limbs: MontgomeryAVX2.workspaceLanes) { ws in
-            MontgomeryAVX2.powerVT(out, base, exp, el, m, m0inv, rrAVX2, ws)
+        withWorkspace(limbs: MontgomeryKernel.wideWorkspaceLanes) { ws in
+            MontgomeryKernel.widePowerVT(out, base, exp, el, m, m0inv, rrAVX2, ws)
         }
     }
 
@@ -375,57 +379,35 @@ extension Modulus {
         guard hasAVX2Constants, a < value, b < value else { return nil }
         let pa = Modulus.padded(a, limbCount), pb = Modulus.padded(b, limbCount)
         var out = [UInt64](repeating: 0, count: limbCount)
-        withWorkspace(limbs: MontgomeryAVX2.workspaceLanes) { ws in
+        withWorkspace(limbs: MontgomeryKernel.wideWorkspaceLanes) { ws in
             pa.withUnsafeBufferPointer { xa in pb.withUnsafeBufferPointer { xb in
                 out.withUnsafeMutableBufferPointer { po in
-                    MontgomeryAVX2.mul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv, ws)
+                    MontgomeryKernel.wideMul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv, ws)
                 }
             } }
         }
         return BigUInt(limbs: out)
     }
 }
-#endif
 
 /// The Montgomery kernels on raw limb buffers.
 @usableFromInline
 enum Montgomery {
-    /// Whether the BMI2/ADX build of the multiplication kernels runs (decided once).
-    static let useBMI2: Bool = {
-        #if arch(x86_64)
-        return CPU.features.bmi2 && CPU.features.adx
-        #else
-        return false
-        #endif
-    }()
-
-    /// Whether 2048-bit public-exponent powers run on the AVX2 radix-2^28 kernel (decided once;
-    /// measured faster than the BMI2 kernels on Zen 3: see RampartAccelAVX2Mont).
-    static let useAVX2: Bool = {
-        #if arch(x86_64)
-        return CPU.features.avx2
-        #else
-        return false
-        #endif
-    }()
-
-    /// `r = a · b · R⁻¹ mod m` through the best kernel (see ``mulPortable(_:_:_:_:_:_:_:)``).
+    /// `r = a · b · R⁻¹ mod m` (see ``mulPortable(_:_:_:_:_:_:_:)``), through the kernel when `hw`
+    /// (the modulus's ``Modulus/hardware``).
     @inline(__always)
     static func mul(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
-                    _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
-        #if arch(x86_64)
-        if useBMI2 { MontgomeryBMI2.mul(r, a, b, m, n, m0inv, t); return }
-        #endif
+                    _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>,
+                    _ hw: Bool) {
+        if hw { MontgomeryKernel.mul(r, a, b, m, n, m0inv, t); return }
         mulPortable(r, a, b, m, n, m0inv, t)
     }
 
-    /// `r = a² · R⁻¹ mod m` through the best kernel.
+    /// `r = a² · R⁻¹ mod m`, through the kernel when `hw`.
     @inline(__always)
     static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
-                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
-        #if arch(x86_64)
-        if useBMI2 { MontgomeryBMI2.square(r, a, m, n, m0inv, t); return }
-        #endif
+                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>, _ hw: Bool) {
+        if hw { MontgomeryKernel.square(r, a, m, n, m0inv, t); return }
         squarePortable(r, a, m, n, m0inv, t)
     }
 
@@ -472,12 +454,13 @@ enum Montgomery {
     /// `tmp` is n limbs and `t` n + 2 limbs of scratch.
     static func montgomeryPowerOfTwo(_ k: Int, into out: UnsafeMutablePointer<UInt64>, one: UnsafePointer<UInt64>,
                                      _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64,
-                                     _ tmp: UnsafeMutablePointer<UInt64>, _ t: UnsafeMutablePointer<UInt64>) {
+                                     _ tmp: UnsafeMutablePointer<UInt64>, _ t: UnsafeMutablePointer<UInt64>,
+                                     _ hw: Bool) {
         out.update(from: one, count: n)
         guard k > 0 else { return }
         var bit = Int.bitWidth - 1 - k.leadingZeroBitCount
         while bit >= 0 {
-            square(out, out, m, n, m0inv, t)
+            square(out, out, m, n, m0inv, t, hw)
             if (k >> bit) & 1 == 1 { doubleMod(out, m, n, tmp) }
             bit -= 1
         }
@@ -614,7 +597,8 @@ extension Modulus {
                     if backend == .portable {
                         Montgomery.mulPortable(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, m, limbCount, m0inv, t)
                     } else {
-                        Montgomery.mul(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, m, limbCount, m0inv, t)
+                        Montgomery.mul(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, m, limbCount, m0inv, t,
+                                       Kernels.montgomery.isActive)
                     }
                 }
             } }
@@ -633,7 +617,8 @@ extension Modulus {
                     if backend == .portable {
                         Montgomery.squarePortable(po.baseAddress!, pa.baseAddress!, m, limbCount, m0inv, t)
                     } else {
-                        Montgomery.square(po.baseAddress!, pa.baseAddress!, m, limbCount, m0inv, t)
+                        Montgomery.square(po.baseAddress!, pa.baseAddress!, m, limbCount, m0inv, t,
+                                          Kernels.montgomery.isActive)
                     }
                 }
             }

@@ -120,7 +120,7 @@ public enum Factorization {
         for c in 1..<UInt64(16) {
             let cb = BigUInt(c)
             func f(_ v: BigUInt) -> BigUInt { mod.reduce(mod.multiply(v, v) + cb) }
-            func absDiff(_ a: BigUInt, _ b: BigUInt) -> BigUInt { a > b ? (try? a - b) ?? BigUInt() : (try? b - a) ?? BigUInt() }
+            func absDiff(_ a: BigUInt, _ b: BigUInt) -> BigUInt { a.distance(to: b) }
             var y = BigUInt(2), x = y, ys = y
             var g = one, q = one
             var len = 1

@@ -99,7 +99,7 @@ extension BigUInt {
     private func millerRabin<R: RandomNumberGenerator>(_ mod: Modulus, rounds: Int, using rng: inout R, secret: Bool) -> Bool {
         let n = mod.limbCount
         // n − 1 = d · 2^s
-        var nMinus1 = (try? self - BigUInt(1)) ?? BigUInt()
+        var nMinus1 = subtracting(knownSmaller: BigUInt(1))  // an odd modulus above one
         let s = nMinus1.trailingZeroBitCount
         var d = nMinus1 >> s
         nMinus1.wipe()
@@ -132,7 +132,7 @@ extension BigUInt {
                     if secret {
                         // Constant-time exponentiation, then into Montgomery form for the comparisons.
                         mod.powerCT(x, a, e.baseAddress, e.count)
-                        Montgomery.mul(x, x, mod.rr, pm, n, mod.m0inv, t)
+                        Montgomery.mul(x, x, mod.rr, pm, n, mod.m0inv, t, mod.hardware)
                     } else {
                         mod.powerVT(x, a, e.baseAddress, e.count, montgomeryOut: true)
                     }
@@ -142,7 +142,7 @@ extension BigUInt {
                 var witness = true
                 minusOne.withUnsafeBufferPointer { mo in
                     for _ in 1..<Swift.max(s, 1) {
-                        Montgomery.square(x, x, pm, n, mod.m0inv, t)
+                        Montgomery.square(x, x, pm, n, mod.m0inv, t, mod.hardware)
                         if equal(x, mo.baseAddress!) { witness = false; break }
                         if equal(x, one) { break }  // nontrivial square root of 1: composite
                     }
@@ -184,7 +184,7 @@ extension BigUInt {
                     if cand.bitWidth != bits { cand.wipe(); break }
                     var good = true
                     if let e {
-                        var pm1 = (try? cand - BigUInt(1)) ?? BigUInt()
+                        var pm1 = cand.subtracting(knownSmaller: BigUInt(1))  // `bits` bits, above one
                         good = BigUInt.gcd(pm1, e) == BigUInt(1)
                         pm1.wipe()
                     }

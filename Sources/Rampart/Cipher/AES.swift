@@ -1,14 +1,6 @@
 // AES (FIPS-197): the expanded key and the one dispatch seam between the portable constant-time core
-// (AESPortable.swift) and the hardware kernels (RampartAccelAESNI).
-
-#if arch(x86_64) || arch(arm64) || RAMPART_TYPECHECK_ARM64
-internal import RampartAccelAESNI
-#endif
-
-// arm64-typecheck: the arm64 branches below (and ARMv8AES.swift) cannot be compiled on the x86_64
-// development machines; they are type-checked there by building the two modules with
-// `-D RAMPART_TYPECHECK_ARM64` (swiftc -typecheck / -emit-sil, no code generation), which selects the
-// arm64 branches instead of the x86_64 ones.
+// (AESPortable.swift) and the hardware kernel `AESKernel` (AESKernels+x86_64.swift: AES-NI;
+// AESKernels+arm64.swift: ARMv8; AESKernels+generic.swift: none), chosen by `Kernels.aes`.
 
 /// The Advanced Encryption Standard (FIPS-197) and its modes of operation.
 ///
@@ -28,27 +20,6 @@ public enum AES {
     /// The block size in bytes.
     public static let blockByteCount = 16
 }
-
-/// Whether the hardware AES kernels may run (detected once; off when the portable path is forced):
-/// AES-NI on x86_64, the ARMv8 AES instructions on arm64.
-let hasAESKernels: Bool = {
-    #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-    return CPU.features.armAES
-    #elseif arch(x86_64)
-    return CPU.features.aes && CPU.features.ssse3 && CPU.features.sse41
-    #else
-    return false
-    #endif
-}()
-
-/// Whether the GHASH kernels (PCLMULQDQ on x86_64, PMULL on arm64) may run with the AES kernels.
-let hasGHASHKernels: Bool = {
-    #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-    return hasAESKernels && CPU.features.armPMULL
-    #else
-    return hasAESKernels && CPU.features.pclmul
-    #endif
-}()
 
 extension AES {
     /// An AES key expanded into its round keys (AES-128, AES-192 or AES-256, by key length).
@@ -76,19 +47,11 @@ extension AES {
                 raw = UnsafeMutableRawPointer.allocate(byteCount: Schedule.size, alignment: 64)
                 raw.initializeMemory(as: UInt8.self, repeating: 0, count: Schedule.size)
                 keyByteCount = n
-                #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-                if backend == .hardware && hasAESKernels {
+                if Kernels.aes.runs(on: backend) {
                     hardware = true
-                    rounds = armExpandKey(base, n, raw, raw + Schedule.decryptionOffset)
+                    rounds = AESKernel.expandKey(base, n, raw, raw + Schedule.decryptionOffset)
                     return
                 }
-                #elseif arch(x86_64)
-                if backend == .hardware && hasAESKernels {
-                    hardware = true
-                    rounds = aesniExpandKey(base, n, raw, raw + Schedule.decryptionOffset)
-                    return
-                }
-                #endif
                 hardware = false
                 rounds = AESPortableCore.expandKey(base, n, raw.assumingMemoryBound(to: UInt64.self))
             }
@@ -206,11 +169,7 @@ extension AES.Cipher {
     /// ECB encryption of `n` blocks (input may equal output).
     func ecbEncrypt(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-        if s.hardware { armEncryptECB(s.enc, s.rounds, input, output, n); return }
-        #elseif arch(x86_64)
-        if s.hardware { aesniEncryptECB(s.enc, s.rounds, input, output, n); return }
-        #endif
+        if s.hardware { AESKernel.encryptECB(s.enc, s.rounds, input, output, n); return }
         var i = 0
         while i < n {
             let m = min(4, n - i)
@@ -221,11 +180,7 @@ extension AES.Cipher {
 
     func ecbDecrypt(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-        if s.hardware { armDecryptECB(s.dec, s.rounds, input, output, n); return }
-        #elseif arch(x86_64)
-        if s.hardware { aesniDecryptECB(s.dec, s.rounds, input, output, n); return }
-        #endif
+        if s.hardware { AESKernel.decryptECB(s.dec, s.rounds, input, output, n); return }
         var i = 0
         while i < n {
             let m = min(4, n - i)
@@ -237,11 +192,7 @@ extension AES.Cipher {
     /// CTR with a 128-bit big-endian counter at `counter` (16 bytes, advanced by `n`).
     func ctr128(_ counter: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-        if s.hardware { armCTR(s.enc, s.rounds, counter, input, output, n); return }
-        #elseif arch(x86_64)
-        if s.hardware { aesniCTR(s.enc, s.rounds, counter, input, output, n); return }
-        #endif
+        if s.hardware { AESKernel.ctr(s.enc, s.rounds, counter, input, output, n); return }
         var hi = UnsafeRawPointer(counter).loadBE64(0), lo = UnsafeRawPointer(counter).loadBE64(8)
         withScratch { ks in
             var i = 0
@@ -263,11 +214,7 @@ extension AES.Cipher {
     /// CBC encryption; `iv` (16 bytes) becomes the last ciphertext block.
     func cbcEncrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-        if s.hardware { armCBCEncrypt(s.enc, s.rounds, iv, input, output, n); return }
-        #elseif arch(x86_64)
-        if s.hardware { aesniCBCEncrypt(s.enc, s.rounds, iv, input, output, n); return }
-        #endif
+        if s.hardware { AESKernel.cbcEncrypt(s.enc, s.rounds, iv, input, output, n); return }
         var c0 = UnsafeRawPointer(iv).loadLE64(0), c1 = UnsafeRawPointer(iv).loadLE64(8)
         for i in 0..<n {
             (c0, c1) = AESPortableCore.encryptOne(s.skey, s.rounds, input.loadLE64(16 * i) ^ c0, input.loadLE64(16 * i + 8) ^ c1)
@@ -279,11 +226,7 @@ extension AES.Cipher {
     /// CBC decryption; `iv` becomes the last ciphertext block.
     func cbcDecrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-        if s.hardware { armCBCDecrypt(s.dec, s.rounds, iv, input, output, n); return }
-        #elseif arch(x86_64)
-        if s.hardware { aesniCBCDecrypt(s.dec, s.rounds, iv, input, output, n); return }
-        #endif
+        if s.hardware { AESKernel.cbcDecrypt(s.dec, s.rounds, iv, input, output, n); return }
         withScratch { buf in
             // buf[0..<16]: previous ciphertext block; buf[16..<80]: decrypted blocks.
             buf.copyMemory(from: iv, byteCount: 16)
@@ -315,11 +258,7 @@ extension AES.Cipher {
     /// advanced to the last pair.
     func igeEncrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-        if s.hardware { armIGEEncrypt(s.enc, s.rounds, iv, input, output, n); return }
-        #elseif arch(x86_64)
-        if s.hardware { aesniIGEEncrypt(s.enc, s.rounds, iv, input, output, n); return }
-        #endif
+        if s.hardware { AESKernel.igeEncrypt(s.enc, s.rounds, iv, input, output, n); return }
         let v = UnsafeRawPointer(iv)
         var c0 = v.loadLE64(0), c1 = v.loadLE64(8), p0 = v.loadLE64(16), p1 = v.loadLE64(24)
         for i in 0..<n {
@@ -335,11 +274,7 @@ extension AES.Cipher {
     /// IGE decryption; `iv` as for encryption.
     func igeDecrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-        if s.hardware { armIGEDecrypt(s.dec, s.rounds, iv, input, output, n); return }
-        #elseif arch(x86_64)
-        if s.hardware { aesniIGEDecrypt(s.dec, s.rounds, iv, input, output, n); return }
-        #endif
+        if s.hardware { AESKernel.igeDecrypt(s.dec, s.rounds, iv, input, output, n); return }
         let v = UnsafeRawPointer(iv)
         var c0 = v.loadLE64(0), c1 = v.loadLE64(8), p0 = v.loadLE64(16), p1 = v.loadLE64(24)
         for i in 0..<n {

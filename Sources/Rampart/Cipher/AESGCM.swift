@@ -1,9 +1,5 @@
 // AES-GCM (NIST SP 800-38D) in CryptoKit's shape: AES.GCM.seal / AES.GCM.open.
 
-#if arch(x86_64) || arch(arm64) || RAMPART_TYPECHECK_ARM64
-internal import RampartAccelAESNI
-#endif
-
 extension AES {
     /// Galois/Counter Mode: authenticated encryption with associated data.
     ///
@@ -262,14 +258,12 @@ enum GCMEngine {
             let block = s + blockOffset, hkey = s + keyOffset
             // H = E_K(0^128).
             cipher.ecbEncrypt(UnsafeRawPointer(hkey), hkey, 1)
-            let clmul = cipher.schedule.hardware && hasGHASHKernels
-            #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-            if clmul { armGHASHPrecompute(UnsafeRawPointer(hkey), s + tableOffset) }
-            #elseif arch(x86_64)
+            // The GHASH kernel runs with the AES kernel (`Kernels.ghash` is active only when
+            // `Kernels.aes` is).
+            let clmul = cipher.schedule.hardware && Kernels.ghash.isActive
             // The eight-block powers only when some GHASH call will take eight blocks at once.
             let allPowers = input.count >= 128 || aad.count >= 128 || (nonce.count != 12 && nonce.count >= 128)
-            if clmul { ghashPrecompute(UnsafeRawPointer(hkey), s + tableOffset, allPowers) }
-            #endif
+            if clmul { GHASHKernel.precompute(UnsafeRawPointer(hkey), s + tableOffset, allPowers) }
             var portableKey = GHASHPortableKey(hashKey: UnsafeRawPointer(hkey))
             defer { wipe(&portableKey) }
 
@@ -287,11 +281,7 @@ enum GCMEngine {
             }
             func absorbBlocks(_ p: UnsafeRawPointer, _ n: Int) {
                 guard n > 0 else { return }
-                #if arch(arm64) || RAMPART_TYPECHECK_ARM64
-                if clmul { armGHASHBlocks(UnsafeRawPointer(s + tableOffset), state, p, n); return }
-                #elseif arch(x86_64)
-                if clmul { ghashBlocks(UnsafeRawPointer(s + tableOffset), state, p, n); return }
-                #endif
+                if clmul { GHASHKernel.absorb(UnsafeRawPointer(s + tableOffset), state, p, n); return }
                 GHASHPortable.absorb(portableKey, state, p, n)
             }
             func absorbLengths(_ a: Int, _ b: Int) {
@@ -321,21 +311,17 @@ enum GCMEngine {
             if let src = input.baseAddress, let dst = output.baseAddress, n > 0 {
                 let whole = n / 16
                 if whole > 0 {
-                    #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-                    if clmul {
+                    if clmul && GHASHKernel.stitchesGCM {
                         if sealing {
-                            aesniGCMEncrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
-                                            counter, state, src, dst, whole)
+                            GHASHKernel.gcmEncrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
+                                                   counter, state, src, dst, whole)
                         } else {
-                            aesniGCMDecrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
-                                            counter, state, src, dst, whole)
+                            GHASHKernel.gcmDecrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
+                                                   counter, state, src, dst, whole)
                         }
                     } else {
                         ctrAndHash(cipher, counter, src, dst, whole, sealing, absorbBlocks)
                     }
-                    #else
-                    ctrAndHash(cipher, counter, src, dst, whole, sealing, absorbBlocks)
-                    #endif
                 }
                 let rest = n - 16 * whole
                 if rest > 0 {

@@ -16,16 +16,8 @@
 //
 // A partial last block is handled by the stream types, which keep the unused keystream bytes.
 
-internal import RampartAccelAVX2Salsa
-
 /// The Salsa20 constants "expand 32-byte k" as four little-endian words (x0, x5, x10, x15).
 @usableFromInline let salsaSigma: (UInt32, UInt32, UInt32, UInt32) = (0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574)
-
-#if arch(x86_64)
-let salsa20HasAVX2: Bool = CPU.features.avx2
-#else
-let salsa20HasAVX2 = false
-#endif
 
 /// Builds the Salsa20 input block from a 32-byte key and the four words x6...x9 (nonce and counter
 /// for Salsa20, the 16-byte input for HSalsa20).
@@ -82,19 +74,17 @@ func salsa20BlockCore(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: 
 
 /// XORs `count` bytes of Salsa20/20 keystream, starting at the block boundary given by the counter in
 /// `x` (words 8 and 9), from `src` into `dst` (which may be the same buffer), and advances the counter
-/// by the number of blocks used (a partial last block counts as one). Uses the AVX2 kernel when
-/// `hardware` is set and the CPU has AVX2.
+/// by the number of blocks used (a partial last block counts as one). `hardware`: the Salsa20 kernel
+/// runs (`Kernels.salsa20.runs(on:)`, decided by the caller from its backend).
 @inline(__always)
 func salsa20XOR(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int,
                 hardware: Bool) {
     var done = 0
-    #if arch(x86_64)
-    if hardware && salsa20HasAVX2 && count >= 512 {
+    if hardware && count >= 512 {
         let groups = count >> 9
-        withUnsafeMutableBytes(of: &x) { salsa20XORAVX2($0.baseAddress!, src, dst, groups) }
+        withUnsafeMutableBytes(of: &x) { SalsaKernel.xor($0.baseAddress!, src, dst, groups) }
         done = groups << 9
     }
-    #endif
     if done < count {
         salsa20XORPortable(&x, src + done, dst + done, count - done)
     }

@@ -186,7 +186,7 @@ public struct Salsa20 {
                              UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32))
             }
         }
-        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: backend == .hardware))
+        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: Kernels.salsa20.runs(on: backend)))
     }
 
     /// XORs `input` with the next `input.count` keystream bytes into `output` (it may be `input`).
@@ -251,7 +251,7 @@ public struct XSalsa20 {
         let x = try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter) }
         }
-        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: backend == .hardware))
+        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: Kernels.salsa20.runs(on: backend)))
     }
 
     /// XORs `input` with the next `input.count` keystream bytes into `output` (it may be `input`).
@@ -312,7 +312,7 @@ public struct XSalsa20 {
             withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter) }
         }
         if let src = input.baseAddress, let dst = output.baseAddress, input.count > 0 {
-            salsa20XOR(&x, src, dst, input.count, hardware: backend == .hardware)
+            salsa20XOR(&x, src, dst, input.count, hardware: Kernels.salsa20.runs(on: backend))
         }
         wipe(&x)
     }

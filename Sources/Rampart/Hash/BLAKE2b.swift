@@ -3,8 +3,6 @@
 // Portable compression over the state rows as `SIMD4<UInt64>` vectors, plus the x86_64 AVX2 kernel
 // (RampartAccelAVX2) behind the usual `Backend` seam. Both run the whole multi-block loop in one call.
 
-internal import RampartAccelAVX2
-
 /// BLAKE2b (RFC 7693), the 64-bit BLAKE2 variant: keyed hashing (a MAC), salt and personalization,
 /// digests of 1...64 bytes. Output matches libsodium's `crypto_generichash_blake2b*` and Python's
 /// `hashlib.blake2b`.
@@ -101,7 +99,7 @@ public struct BLAKE2b: Sendable {
          backend: Backend)
     {
         outputByteCount = outLen
-        useAVX2 = backend == .hardware && blake2bHasAVX2
+        useAVX2 = Kernels.blake2b.runs(on: backend)
         // Parameter block (RFC 7693 section 2.5): digest length, key length, fanout 1, depth 1; leaf
         // length, node offset, node depth, inner length 0; then salt and personalization.
         let p0 = UInt64(outLen) | UInt64(key.count) << 8 | 0x0101_0000
@@ -289,12 +287,6 @@ let blake2bIV: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) 
     0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179
 )
 
-#if arch(x86_64)
-let blake2bHasAVX2: Bool = CPU.features.avx2
-#else
-let blake2bHasAVX2 = false
-#endif
-
 /// Compresses `count` consecutive 128-byte blocks into `state` (h[0..7], t[0], t[1]).
 ///
 /// Each block adds 128 to the counter, except that when `lastLength >= 0` the final block of the run is
@@ -302,12 +294,7 @@ let blake2bHasAVX2 = false
 @inline(__always)
 func blake2bCompress(_ state: UnsafeMutableRawPointer, _ blocks: UnsafeRawPointer, _ count: Int,
                      _ lastLength: Int, _ avx2: Bool) {
-    #if arch(x86_64)
-    if avx2 {
-        blake2bBlocksAVX2(state.assumingMemoryBound(to: UInt64.self), blocks, count, lastLength)
-        return
-    }
-    #endif
+    if avx2 { BLAKE2bKernel.blocks(state, blocks, count, lastLength); return }
     blake2bBlocksPortable(state, blocks, count, lastLength)
 }
 

@@ -1,7 +1,5 @@
 // SHA-1 (FIPS 180-4), under `Insecure`: kept for MTProto (auth_key_id, v1 KDF) and legacy interop.
 
-internal import RampartAccelSHA
-
 /// Algorithms that are broken for collision resistance and kept only for protocol compatibility.
 public enum Insecure {}
 
@@ -59,14 +57,7 @@ enum SHA1Compressor: MDCompressor {
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
-        #if arch(x86_64)
-        if backend == .hardware && hasSHANI {
-            withUnsafeMutablePointer(to: &words) { w in
-                w.withMemoryRebound(to: UInt32.self, capacity: 8) { sha1BlocksSHANI($0, blocks, count) }
-            }
-            return
-        }
-        #endif
+        if Kernels.sha1.runs(on: backend) { SHA1Kernel.blocks(&words, blocks, count); return }
         sha1BlocksPortable(&words, blocks, count)
     }
 

@@ -1,7 +1,5 @@
 // SHA-256 (FIPS 180-4): portable compression plus the x86_64 SHA-NI kernel behind one seam.
 
-internal import RampartAccelSHA
-
 /// A SHA-256 digest (32 bytes), compared in constant time.
 public struct SHA256Digest: Digest {
     public static var byteCount: Int { 32 }
@@ -56,14 +54,10 @@ enum SHA256Compressor: MDCompressor {
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
-        #if arch(x86_64)
-        if backend == .hardware && hasSHANI {
-            withUnsafeMutablePointer(to: &words) { w in
-                w.withMemoryRebound(to: UInt32.self, capacity: 8) { sha256BlocksSHANI($0, blocks, count) }
-            }
+        if Kernels.sha256.runs(on: backend) {
+            sha256K.withUnsafeBufferPointer { SHA256Kernel.blocks(&words, blocks, count, $0.baseAddress!) }
             return
         }
-        #endif
         sha256BlocksPortable(&words, blocks, count)
     }
 
@@ -72,8 +66,6 @@ enum SHA256Compressor: MDCompressor {
         for i in 0..<8 { out.storeBE32(w[i], 4 * i) }
     }
 }
-
-let hasSHANI: Bool = CPU.features.sha && CPU.features.ssse3 && CPU.features.sse41
 
 @usableFromInline
 let sha256K: [UInt32] = [

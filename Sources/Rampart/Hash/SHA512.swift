@@ -1,8 +1,6 @@
 // SHA-512 (FIPS 180-4): portable compression plus an AVX2 + BMI2 kernel (x86 has no SHA-512
 // instructions on this generation) behind one seam.
 
-internal import RampartAccelAVX2
-
 /// A SHA-512 digest (64 bytes), compared in constant time.
 public struct SHA512Digest: Digest {
     public static var byteCount: Int { 64 }
@@ -50,19 +48,7 @@ enum SHA512Compressor: MDCompressor {
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt64>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
-        #if arch(x86_64)
-        if backend == .hardware && hasSHA512AVX2 {
-            sha512KPairs.withUnsafeBufferPointer { k in
-                withUnsafeMutableBytes(of: &words) { w in
-                    withScratch1280 { table in
-                        sha512BlocksAVX2(w.baseAddress!.assumingMemoryBound(to: UInt64.self), blocks, count,
-                                         k.baseAddress!, table)
-                    }
-                }
-            }
-            return
-        }
-        #endif
+        if Kernels.sha512.runs(on: backend) { SHA512Kernel.blocks(&words, blocks, count); return }
         sha512BlocksPortable(&words, blocks, count)
     }
 
@@ -71,22 +57,6 @@ enum SHA512Compressor: MDCompressor {
         for i in 0..<8 { out.storeBE64(w[i], 8 * i) }
     }
 }
-
-#if arch(x86_64)
-/// The AVX2 schedule + BMI (rorx, andn) round kernel applies (`avx2` implies BMI1 and BMI2 here).
-let hasSHA512AVX2: Bool = CPU.features.avx2
-
-/// The round constants as the AVX2 kernel reads them: K[2j], K[2j+1] twice (once per block).
-let sha512KPairs: [UInt64] = {
-    var t: [UInt64] = []
-    t.reserveCapacity(160)
-    for j in 0..<40 {
-        let k0: UInt64 = sha512K[2 * j], k1: UInt64 = sha512K[2 * j + 1]
-        t.append(k0); t.append(k1); t.append(k0); t.append(k1)
-    }
-    return t
-}()
-#endif
 
 @usableFromInline
 let sha512K: [UInt64] = [

@@ -9,8 +9,6 @@
 // ciphertext is still in the L1 cache when Poly1305 reads it. With AVX2 the bulk runs in one stitched
 // kernel (RampartAccelAVX2Salsa/Salsa20AVX2.swift) that overlaps the two.
 
-internal import RampartAccelAVX2Salsa
-
 /// Ciphertext bytes per encrypt-then-MAC step of a seal (a multiple of 64).
 let secretBoxChunk = 4096
 
@@ -66,7 +64,7 @@ public enum SecretBox {
                     let o = UnsafeMutableRawPointer(out.baseAddress!)
                     withUnsafeBytes(of: &n) { nb in
                         secretBoxSeal(UnsafeRawPointer(m.baseAddress ?? UnsafeRawPointer(o)), o + 16, count, tag: o, key: k,
-                                      nonce: nb.baseAddress!, hardware: backend == .hardware)
+                                      nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
                     }
                     initialized = count + 16
                 }
@@ -103,7 +101,7 @@ public enum SecretBox {
                     let o = UnsafeMutableRawPointer(out.baseAddress!)
                     ok = withUnsafeBytes(of: &n) { nb in
                         secretBoxOpen(b.baseAddress! + 16, o, count, tag: b.baseAddress!, key: k, nonce: nb.baseAddress!,
-                                      hardware: backend == .hardware)
+                                      hardware: Kernels.salsa20.runs(on: backend))
                     }
                     if !ok && count > 0 { secureZero(UnsafeMutableRawBufferPointer(start: o, count: count)) }
                     initialized = count
@@ -178,7 +176,7 @@ public enum SecretBox {
             withUnsafeBytes(of: &n) { nb in
                 let p = buffer.baseAddress ?? t
                 secretBoxSeal(UnsafeRawPointer(p), p, buffer.count, tag: t, key: k, nonce: nb.baseAddress!,
-                              hardware: backend == .hardware)
+                              hardware: Kernels.salsa20.runs(on: backend))
             }
         }
     }
@@ -208,7 +206,7 @@ public enum SecretBox {
             withUnsafeBytes(of: &n) { nb in
                 let p = buffer.baseAddress ?? UnsafeMutableRawPointer(mutating: t)
                 return secretBoxOpen(UnsafeRawPointer(p), p, buffer.count, tag: t, key: k,
-                                     nonce: nb.baseAddress!, hardware: backend == .hardware)
+                                     nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
             }
         }
         guard ok else { throw .authenticationFailure }
@@ -237,7 +235,7 @@ public enum SecretBox {
         try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
                 secretBoxSeal(message.baseAddress ?? UnsafeRawPointer(o), o + 16, message.count, tag: o, key: k,
-                              nonce: nb.baseAddress!, hardware: backend == .hardware)
+                              nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
             }
         }
     }
@@ -267,7 +265,7 @@ public enum SecretBox {
         let ok = try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
                 secretBoxOpen(b + 16, output.baseAddress ?? UnsafeMutableRawPointer(mutating: b), output.count, tag: b,
-                              key: k, nonce: nb.baseAddress!, hardware: backend == .hardware)
+                              key: k, nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
             }
         }
         guard ok else {
@@ -303,17 +301,15 @@ func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
         }
         mac.update(dst, head)
         var off = head
-        #if arch(x86_64)
-        // AVX2: Salsa20 and Poly1305 stitched in one loop, the MAC one 512-byte group behind.
+        // The kernel: Salsa20 and Poly1305 stitched in one loop, the MAC one 512-byte group behind.
         let groups = (count - head) >> 9
-        if hardware && salsa20HasAVX2 && groups >= 2 {
+        if hardware && groups >= 2 {
             mac.stitched(&x) { xs, ps in
-                salsa20XORPoly1305AVX2(xs, src + head, 512, dst + head, groups, ps, UnsafeRawPointer(dst + head), 1)
+                SalsaKernel.xorPoly1305(xs, src + head, 512, dst + head, groups, ps, UnsafeRawPointer(dst + head), 1)
             }
             off = head + 512 * groups
             mac.update(dst + off - 512, 512)
         }
-        #endif
         while off < count {
             let n = min(secretBoxChunk, count - off)
             salsa20XOR(&x, src + off, dst + off, n, hardware: hardware)
@@ -335,15 +331,14 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
     withScratch { scratch in
         var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
         var mac = Poly1305State(key: scratch)
-        #if arch(x86_64)
-        // AVX2 with a separate output buffer: one stitched pass authenticates the ciphertext and
+        // The kernel with a separate output buffer: one stitched pass authenticates the ciphertext and
         // writes the bare keystream (not plaintext) to `dst`; the plaintext is formed only after the
         // tag has verified. (In place, the keystream has nowhere to go: two passes.)
         let groups = count > 32 ? (count - 32) >> 9 : 0
-        if hardware && salsa20HasAVX2 && groups >= 2 && UnsafeRawPointer(dst) != src {
+        if hardware && groups >= 2 && UnsafeRawPointer(dst) != src {
             let zeros = UnsafeRawPointer(scratch + 128)  // 512 zero bytes of the scratch space
             mac.stitched(&x) { xs, ps in
-                salsa20XORPoly1305AVX2(xs, zeros, 0, dst + 32, groups, ps, src, 0)
+                SalsaKernel.xorPoly1305(xs, zeros, 0, dst + 32, groups, ps, src, 0)
             }
             let streamed = 512 * groups
             mac.update(src + streamed, count - streamed)
@@ -365,7 +360,6 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
             wipe(&x)
             return ok
         }
-        #endif
         mac.update(src, count)
         mac.finalize(into: scratch + 64)
         wipe(&mac)

@@ -178,7 +178,7 @@ public enum RSA {
             publicKey = try PublicKey(modulus: n, publicExponent: e)
             let one = BigUInt(1)
             guard p > one, q > one else { throw .invalidRSAKey }
-            var p1 = (try? p - one) ?? BigUInt(), q1 = (try? q - one) ?? BigUInt()
+            var p1 = p.subtracting(knownSmaller: one), q1 = q.subtracting(knownSmaller: one)  // p, q > 1 (checked above)
             var t1 = p * q, t2 = (try? d.remainder(dividingBy: p1)) ?? BigUInt(), t3 = (try? d.remainder(dividingBy: q1)) ?? BigUInt()
             var qq = q * qinv, edp = e * dp, edq = e * dq
             var t4 = (try? qq.remainder(dividingBy: p)) ?? BigUInt()
@@ -218,14 +218,14 @@ public enum RSA {
                     d.wipe(); qinv.wipe(); dp.wipe(); dq.wipe()
                 }
                 if p < q { swap(&p, &q) }
-                diff = p.subtracting(q) ?? BigUInt()
+                diff = p.subtracting(knownSmaller: q)  // q ≤ p after the swap
                 guard diff.bitWidth > bits / 2 - 100 else { continue }
                 let n = p * q
                 guard n.bitWidth == bits else { continue }
                 // Assigned straight into the wiped variables (an optional binding would be a second,
                 // unwiped reference to the same buffer).
-                p1 = p.subtracting(one) ?? BigUInt()
-                q1 = q.subtracting(one) ?? BigUInt()
+                p1 = p.subtracting(knownSmaller: one)  // generated primes: above one
+                q1 = q.subtracting(knownSmaller: one)
                 g = BigUInt.gcd(p1, q1)
                 phi = p1 * q1
                 lambda = (try? phi.quotientAndRemainder(dividingBy: g).quotient) ?? BigUInt()
@@ -233,7 +233,7 @@ public enum RSA {
                 guard d.bitWidth > bits / 2 else { continue }
                 // q⁻¹ mod p = q^(p−2) mod p (p is prime): constant time, and every intermediate lives
                 // in wiped Montgomery storage (extended Euclid left copies of p in freed memory).
-                var pm2 = (try? p - BigUInt(2)) ?? BigUInt()
+                var pm2 = p.subtracting(knownSmaller: BigUInt(2))  // p is a generated prime above 2
                 qinv = (try? Modulus(p))?.constantTimePower(q, pm2) ?? BigUInt()
                 pm2.wipe()
                 guard !qinv.isZero else { continue }
@@ -371,13 +371,13 @@ extension Modulus {
                 var k = chunks - 1
                 while k >= 0 {
                     // acc = acc · R mod m
-                    Montgomery.mul(a, a, rr, pm, n, m0inv, t)
+                    Montgomery.mul(a, a, rr, pm, n, m0inv, t, hardware)
                     // chunk mod m = (chunk · R² / R) · 1 / R
                     for j in 0..<n { chunk[j] = k * n + j < x.count ? x[k * n + j] : 0 }
-                    Montgomery.mul(tmp, chunk, rr, pm, n, m0inv, t)
+                    Montgomery.mul(tmp, chunk, rr, pm, n, m0inv, t, hardware)
                     for j in 0..<n { chunk[j] = 0 }
                     chunk[0] = 1
-                    Montgomery.mul(tmp, tmp, chunk, pm, n, m0inv, t)
+                    Montgomery.mul(tmp, tmp, chunk, pm, n, m0inv, t, hardware)
                     Modulus.addModCT(a, tmp, pm, n, t)
                     k -= 1
                 }
@@ -420,8 +420,8 @@ extension Modulus {
         var r = [UInt64](repeating: 0, count: n)
         withWorkspace(limbs: n + 2) { t in
             a.withUnsafeBufferPointer { pa in r.withUnsafeMutableBufferPointer { pr in
-                Montgomery.mul(pr.baseAddress!, pa.baseAddress!, b, m, n, m0inv, t)
-                Montgomery.mul(pr.baseAddress!, pr.baseAddress!, rr, m, n, m0inv, t)
+                Montgomery.mul(pr.baseAddress!, pa.baseAddress!, b, m, n, m0inv, t, hardware)
+                Montgomery.mul(pr.baseAddress!, pr.baseAddress!, rr, m, n, m0inv, t, hardware)
             } }
         }
         return r

@@ -293,3 +293,23 @@ private let rfc3526Group14 = big(
         #expect(throws: RampartError.invalidParameter("bits")) { try BigUInt.randomPrime(bits: 8, using: &rng) }
     }
 }
+
+@Test("subtracting(knownSmaller:) and distance(to:) agree with the throwing subtraction")
+func knownOrderSubtraction() throws {
+    let a = try BigUInt(hex: "1000000000000000000000000000000000001"), b = try BigUInt(hex: "ffffffffffffffffffff")
+    #expect(a.subtracting(knownSmaller: b) == (try a - b))
+    #expect(a.subtracting(knownSmaller: a) == BigUInt())
+    #expect(a.distance(to: b) == (try a - b))
+    #expect(b.distance(to: a) == (try a - b))
+    #expect(BigUInt(7).distance(to: BigUInt(7)).isZero)
+    #expect(throws: RampartError.negativeResult) { try b - a }
+}
+
+#if os(Linux) || os(macOS)
+@Test("subtracting(knownSmaller:) traps when the order does not hold (a programming error)")
+func knownOrderSubtractionTraps() async {
+    await #expect(processExitsWith: .failure) {
+        _ = BigUInt(1).subtracting(knownSmaller: BigUInt(2))
+    }
+}
+#endif

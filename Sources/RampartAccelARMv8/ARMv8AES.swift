@@ -2,7 +2,7 @@
 //
 // STATUS: compiled for arm64 by arm64 toolchains only. On the x86_64 machines this project is
 // developed and measured on, this file is type-checked and lowered to SIL (with
-// `-D RAMPART_TYPECHECK_ARM64`, see the `arm64-typecheck` note in Sources/Rampart/Cipher/AES.swift)
+// `-D RAMPART_TYPECHECK_ARM64`: `swiftc -typecheck` of this module and of Rampart with that flag)
 // but never compiled to machine code nor run. The portable path stays the reference; run
 // `rampart vectors` on an arm64 machine before relying on this file.
 //

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Type-checks the arm64 side of the kernel seam on an x86_64 machine: the ARMv8 kernel module and the
+# Rampart module with `-D RAMPART_TYPECHECK_ARM64`, which selects every `+arm64.swift` /
+# `+generic.swift` binding file instead of the `+x86_64.swift` ones (see Sources/Rampart/Platform/
+# Kernels.swift). No machine code is generated: this proves the arm64 files compile against the
+# engines, not that they run (run `rampart vectors` on an arm64 machine for that).
+# Needs a debug build first (for RampartBarrier's module): swift build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+swiftc -emit-module -parse-stdlib -D RAMPART_TYPECHECK_ARM64 -module-name RampartAccelARMv8 \
+    Sources/RampartAccelARMv8/*.swift -emit-module-path "$out/RampartAccelARMv8.swiftmodule"
+swiftc -typecheck -package-name rampart -D RAMPART_TYPECHECK_ARM64 -I "$out" -I .build/debug/Modules \
+    -module-name Rampart $(find Sources/Rampart -name '*.swift' | sort)
+echo "arm64 type-check: ok (RampartAccelARMv8 and Rampart with RAMPART_TYPECHECK_ARM64)"

@@ -1,0 +1,68 @@
+// x86_64 bindings of the AES and GHASH kernels (see Platform/Kernels.swift): AES-NI, and PCLMULQDQ
+// GHASH stitched with AES-NI for GCM (RampartAccelAESNI).
+#if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+
+internal import RampartAccelAESNI
+
+enum AESKernel {
+    static let name: String? = "aes-ni"
+    static func supported(_ f: CPUFeatures) -> Bool { f.aes && f.ssse3 && f.sse41 }
+
+    /// Expands a 16-, 24- or 32-byte key into encryption round keys at `enc` and decryption round keys
+    /// at `dec`; returns the number of rounds.
+    @inline(__always)
+    static func expandKey(_ key: UnsafeRawPointer, _ n: Int, _ enc: UnsafeMutableRawPointer,
+                          _ dec: UnsafeMutableRawPointer) -> Int { aesniExpandKey(key, n, enc, dec) }
+    @inline(__always)
+    static func encryptECB(_ rk: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) { aesniEncryptECB(rk, rounds, src, dst, n) }
+    @inline(__always)
+    static func decryptECB(_ dk: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) { aesniDecryptECB(dk, rounds, src, dst, n) }
+    @inline(__always)
+    static func ctr(_ rk: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                    _ dst: UnsafeMutableRawPointer, _ n: Int) { aesniCTR(rk, rounds, counter, src, dst, n) }
+    @inline(__always)
+    static func cbcEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) { aesniCBCEncrypt(rk, rounds, iv, src, dst, n) }
+    @inline(__always)
+    static func cbcDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) { aesniCBCDecrypt(dk, rounds, iv, src, dst, n) }
+    @inline(__always)
+    static func igeEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) { aesniIGEEncrypt(rk, rounds, iv, src, dst, n) }
+    @inline(__always)
+    static func igeDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) { aesniIGEDecrypt(dk, rounds, iv, src, dst, n) }
+}
+
+enum GHASHKernel {
+    static let name: String? = "pclmulqdq"
+    static func supported(_ f: CPUFeatures) -> Bool { f.pclmul }
+    /// Whether whole GCM blocks run in one stitched AES + GHASH kernel (``gcmEncrypt``).
+    static let stitchesGCM = true
+
+    /// Writes the GHASH table for hash key `h` (16 bytes); `allPowers` adds the eight-block powers.
+    @inline(__always)
+    static func precompute(_ h: UnsafeRawPointer, _ table: UnsafeMutableRawPointer, _ allPowers: Bool) {
+        ghashPrecompute(h, table, allPowers)
+    }
+    @inline(__always)
+    static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ blocks: UnsafeRawPointer, _ n: Int) {
+        ghashBlocks(table, state, blocks, n)
+    }
+    /// CTR (GCM's 32-bit counter) and GHASH of the ciphertext over `n` whole blocks, sealing.
+    @inline(__always)
+    static func gcmEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
+                           _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniGCMEncrypt(rk, rounds, table, counter, state, src, dst, n)
+    }
+    /// GHASH of the ciphertext and CTR over `n` whole blocks, opening.
+    @inline(__always)
+    static func gcmDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
+                           _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniGCMDecrypt(rk, rounds, table, counter, state, src, dst, n)
+    }
+}
+
+#endif

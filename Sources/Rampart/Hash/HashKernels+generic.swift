@@ -1,0 +1,39 @@
+// The hash kernels on architectures without one (everything but x86_64 today; an arm64 SHA-2 kernel
+// would get its own `+arm64.swift` file). The choices in Platform/Kernels.swift are inactive here, so
+// no engine reaches these entry points.
+#if !arch(x86_64) || RAMPART_TYPECHECK_ARM64
+
+enum SHA1Kernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
+        preconditionFailure("unreachable: Kernels.sha1 is inactive on this architecture")
+    }
+}
+
+enum SHA256Kernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
+                       _ k: UnsafePointer<UInt32>) {
+        preconditionFailure("unreachable: Kernels.sha256 is inactive on this architecture")
+    }
+}
+
+enum SHA512Kernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func blocks(_ words: inout SIMD8<UInt64>, _ blocks: UnsafeRawPointer, _ count: Int) {
+        preconditionFailure("unreachable: Kernels.sha512 is inactive on this architecture")
+    }
+}
+
+enum BLAKE2bKernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func blocks(_ state: UnsafeMutableRawPointer, _ blocks: UnsafeRawPointer, _ count: Int, _ lastLength: Int) {
+        preconditionFailure("unreachable: Kernels.blake2b is inactive on this architecture")
+    }
+}
+
+#endif

@@ -1,0 +1,77 @@
+// x86_64 bindings of the hash kernels (see Platform/Kernels.swift): SHA-1 and SHA-256 on the SHA
+// extensions (RampartAccelSHA), SHA-512 and BLAKE2b on AVX2 with BMI2 (RampartAccelAVX2).
+#if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+
+internal import RampartAccelSHA
+internal import RampartAccelAVX2
+
+enum SHA1Kernel {
+    static let name: String? = "sha-ni"
+    static func supported(_ f: CPUFeatures) -> Bool { f.sha && f.ssse3 && f.sse41 }
+
+    /// Compresses `count` 64-byte blocks into the five state words.
+    @inline(__always)
+    static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
+        withUnsafeMutablePointer(to: &words) { w in
+            w.withMemoryRebound(to: UInt32.self, capacity: 8) { sha1BlocksSHANI($0, blocks, count) }
+        }
+    }
+}
+
+enum SHA256Kernel {
+    static let name: String? = "sha-ni"
+    static func supported(_ f: CPUFeatures) -> Bool { f.sha && f.ssse3 && f.sse41 }
+
+    /// Compresses `count` 64-byte blocks into the eight state words with the round constants `k`.
+    @inline(__always)
+    static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
+                       _ k: UnsafePointer<UInt32>) {
+        withUnsafeMutablePointer(to: &words) { w in
+            w.withMemoryRebound(to: UInt32.self, capacity: 8) { sha256BlocksSHANI($0, blocks, count, k) }
+        }
+    }
+}
+
+enum SHA512Kernel {
+    static let name: String? = "avx2"
+    /// `avx2` implies BMI1 and BMI2 (CPU.swift requires all of them for the AVX2 tier).
+    static func supported(_ f: CPUFeatures) -> Bool { f.avx2 }
+
+    /// The round constants as the AVX2 kernel reads them: K[2j], K[2j+1] twice (once per block of a
+    /// pair).
+    static let constantPairs: [UInt64] = {
+        var t: [UInt64] = []
+        t.reserveCapacity(160)
+        for j in 0..<40 {
+            let k0: UInt64 = sha512K[2 * j], k1: UInt64 = sha512K[2 * j + 1]
+            t.append(k0); t.append(k1); t.append(k0); t.append(k1)
+        }
+        return t
+    }()
+
+    /// Compresses `count` 128-byte blocks into the eight state words.
+    @inline(__always)
+    static func blocks(_ words: inout SIMD8<UInt64>, _ blocks: UnsafeRawPointer, _ count: Int) {
+        constantPairs.withUnsafeBufferPointer { k in
+            withUnsafeMutableBytes(of: &words) { w in
+                withScratch1280 { table in
+                    sha512BlocksAVX2(w.baseAddress!.assumingMemoryBound(to: UInt64.self), blocks, count,
+                                     k.baseAddress!, table)
+                }
+            }
+        }
+    }
+}
+
+enum BLAKE2bKernel {
+    static let name: String? = "avx2"
+    static func supported(_ f: CPUFeatures) -> Bool { f.avx2 }
+
+    /// Compresses `count` 128-byte blocks into `state` (h[0..7], t[0], t[1]); see `blake2bCompress`.
+    @inline(__always)
+    static func blocks(_ state: UnsafeMutableRawPointer, _ blocks: UnsafeRawPointer, _ count: Int, _ lastLength: Int) {
+        blake2bBlocksAVX2(state.assumingMemoryBound(to: UInt64.self), blocks, count, lastLength)
+    }
+}
+
+#endif

@@ -1,0 +1,78 @@
+// The kernel registry: every choice between Rampart's portable Swift code and a hardware kernel, each
+// with a name, decided once per process from the CPU features (`CPU.features`, which already honours
+// `RAMPART_FORCE_PORTABLE` and `RAMPART_DISABLE_FEATURES`).
+//
+// How a primitive reaches its kernel (Go's `sha256block_amd64.go` / `_arm64.go` / `_generic.go`
+// pattern): the engine calls an internal binding enum (`SHA256Kernel`, `AESKernel`, ...) without any
+// `#if`; each binding enum is defined once per architecture in a file whose name ends in
+// `+x86_64.swift`, `+arm64.swift` or `+generic.swift`, with the architecture condition once at the
+// top of that file. A binding declares its kernel's name and the features it needs; the generic file
+// declares "no kernel" (its entry points are unreachable because the choice below is then inactive).
+//
+// Objects built with `Backend.hardware` (the default unless the portable path is forced) run a kernel
+// exactly when its choice ``KernelChoice/isActive``; objects built with `Backend.portable` never do.
+
+/// One primitive's choice between the portable Swift code and a hardware kernel, made once per process.
+public struct KernelChoice: Sendable, Hashable, CustomStringConvertible {
+    /// The primitive, e.g. `"sha256"`, `"aes"`, `"ghash"`, `"montgomery"`.
+    public let primitive: String
+    /// The hardware kernel this architecture has for the primitive (`"sha-ni"`, `"aes-ni"`,
+    /// `"armv8-aes"`, ...), or `nil` when it has none.
+    public let kernel: String?
+    /// `true` when the kernel runs for objects on `Backend.hardware`: it exists on this architecture,
+    /// the processor has every feature it needs (after `RAMPART_DISABLE_FEATURES`), and
+    /// `RAMPART_FORCE_PORTABLE` is not set.
+    public let isActive: Bool
+
+    init(_ primitive: String, kernel: String?, supported: Bool) {
+        self.primitive = primitive
+        self.kernel = kernel
+        isActive = kernel != nil && supported
+    }
+
+    /// The implementation objects on `Backend.hardware` run: the kernel's name, or `"portable"`.
+    public var selected: String { isActive ? kernel ?? "portable" : "portable" }
+
+    /// `"sha256: sha-ni"`, `"aes: portable"`, ...
+    public var description: String { "\(primitive): \(selected)" }
+
+    /// Whether an object pinned to `backend` runs the kernel.
+    @inline(__always)
+    func runs(on backend: Backend) -> Bool { isActive && backend == .hardware }
+}
+
+/// Every hardware-kernel choice Rampart makes, decided once from the CPU features.
+///
+/// `rampart info` and the benchmark header print ``all``; the tests enumerate it to run each kernel
+/// that is active on the machine against the portable code and published vectors.
+public enum Kernels {
+    /// SHA-1 compression (x86_64: the SHA extensions).
+    public static let sha1 = KernelChoice("sha1", kernel: SHA1Kernel.name, supported: SHA1Kernel.supported(CPU.features))
+    /// SHA-256 compression (x86_64: the SHA extensions).
+    public static let sha256 = KernelChoice("sha256", kernel: SHA256Kernel.name, supported: SHA256Kernel.supported(CPU.features))
+    /// SHA-512 compression (x86_64: AVX2 message schedule with BMI2 rounds).
+    public static let sha512 = KernelChoice("sha512", kernel: SHA512Kernel.name, supported: SHA512Kernel.supported(CPU.features))
+    /// BLAKE2b compression (x86_64: AVX2).
+    public static let blake2b = KernelChoice("blake2b", kernel: BLAKE2bKernel.name, supported: BLAKE2bKernel.supported(CPU.features))
+    /// The Salsa20 stream and the stitched XSalsa20-Poly1305 of `SecretBox` (x86_64: AVX2, eight
+    /// blocks at a time).
+    public static let salsa20 = KernelChoice("salsa20", kernel: SalsaKernel.name, supported: SalsaKernel.supported(CPU.features))
+    /// The AES block function and its modes (x86_64: AES-NI; arm64: the ARMv8 AES instructions).
+    public static let aes = KernelChoice("aes", kernel: AESKernel.name, supported: AESKernel.supported(CPU.features))
+    /// GHASH, for AES-GCM, with the AES kernel (x86_64: PCLMULQDQ, stitched with AES-NI; arm64: PMULL).
+    public static let ghash = KernelChoice("ghash", kernel: GHASHKernel.name,
+                                           supported: aes.isActive && GHASHKernel.supported(CPU.features))
+    /// Montgomery multiplication and squaring at every size (x86_64: `mulx`/`adcx`/`adox`).
+    public static let montgomery = KernelChoice("montgomery", kernel: MontgomeryKernel.name,
+                                                supported: MontgomeryKernel.supported(CPU.features))
+    /// Public-exponent powers modulo 2048-bit moduli (x86_64: AVX2 in radix 2^28; RSA encryption and
+    /// the handshake's public checks).
+    public static let modexp2048 = KernelChoice("modexp-2048", kernel: MontgomeryKernel.wideName,
+                                                supported: MontgomeryKernel.wideSupported(CPU.features))
+
+    /// Every choice, in a fixed order.
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, aes, ghash, montgomery, modexp2048]
+
+    /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.
+    public static var summary: String { all.map(\.description).joined(separator: ", ") }
+}

@@ -1,0 +1,130 @@
+// The kernel registry (Platform/Kernels.swift): every choice is named and listed, forcing the portable
+// path deactivates all of them, and each kernel that is active on this machine gives the same bytes as
+// the portable code (and a published answer) at sizes that reach the kernel. The vector files run every
+// case through both backends as well (Vectors/VectorFileTests.swift).
+
+@_spi(Testing) import Rampart
+import Testing
+
+/// A deterministic, non-trivial byte pattern (no generator needed: the values only have to differ).
+private func pattern(_ count: Int, _ salt: UInt8 = 0) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 8 &+ Int(salt)) }
+}
+
+private func hex(_ bytes: some Sequence<UInt8>) -> String {
+    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+}
+
+private func digest<H: HashFunction>(_ h: H, _ data: [UInt8]) -> [UInt8] {
+    var h = h
+    h.update(data: data)
+    return h.finalize().withUnsafeBytes { Array($0) }
+}
+
+/// Runs one primitive through `.hardware` and `.portable`; the results must match each other and, where
+/// given, a published answer. Sizes are chosen to reach the kernel (bulk thresholds, stitched loops).
+private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable: [[UInt8]], published: [(Int, String)]) {
+    let backends: [Backend] = [.hardware, .portable]
+    var results: [[[UInt8]]] = [[], []]
+    var published: [(Int, String)] = []
+    for (i, b) in backends.enumerated() {
+        switch primitive {
+        case "sha1":
+            results[i] = [digest(Insecure.SHA1(backend: b), Array("abc".utf8)), digest(Insecure.SHA1(backend: b), pattern(4099))]
+            published = [(0, "a9993e364706816aba3e25717850c26c9cd0d89d")]
+        case "sha256":
+            results[i] = [digest(SHA256(backend: b), Array("abc".utf8)), digest(SHA256(backend: b), pattern(4099))]
+            published = [(0, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")]
+        case "sha512":
+            results[i] = [digest(SHA512(backend: b), Array("abc".utf8)), digest(SHA512(backend: b), pattern(4099))]
+            published = [(0, "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")]
+        case "blake2b":
+            results[i] = [digest(BLAKE2b512(backend: b), Array("abc".utf8)), digest(BLAKE2b512(backend: b), pattern(4099))]
+            published = [(0, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923")]
+        case "salsa20":
+            let key = SymmetricKey(data: pattern(32, 1)), nonce = pattern(24, 2), msg = pattern(3001, 3)
+            var stream = [UInt8](repeating: 0, count: msg.count)
+            try msg.withUnsafeBytes { m in try stream.withUnsafeMutableBytes { o in
+                try XSalsa20.xor(m, into: o, key: key, nonce: nonce, backend: b)
+            } }
+            let box = try SecretBox.seal(msg, using: key, nonce: nonce, backend: b)
+            let opened = try SecretBox.open(box, using: key, nonce: nonce, backend: b)
+            #expect(opened == msg)
+            results[i] = [stream, box]
+        case "aes":
+            let cipher = try AES.Cipher(key: pattern(32, 4), backend: b)
+            #expect(cipher.backend == (b == .hardware && Kernels.aes.isActive ? .hardware : .portable))
+            let fips = try AES.Cipher(key: (0..<32).map { UInt8($0) }, backend: b)
+            let block = try fips.encrypt(block: (0..<16).map { UInt8($0 * 0x11) })
+            let msg = pattern(1024, 5), iv32 = pattern(32, 6)
+            let ige = try AES.IGE.encrypt(msg, using: cipher, iv: iv32)
+            #expect(try AES.IGE.decrypt(ige, using: cipher, iv: iv32) == msg)
+            let cbc = try AES.CBC.encrypt(msg, using: cipher, iv: Array(iv32[0..<16]))
+            #expect(try AES.CBC.decrypt(cbc, using: cipher, iv: Array(iv32[0..<16])) == msg)
+            var ctr = msg
+            let stream = try AES.CTR(cipher: cipher, counter: Array(iv32[16..<32]))
+            ctr.withUnsafeMutableBytes { stream.xor($0) }
+            results[i] = [block, ige, cbc, ctr]
+            published = [(0, "8ea2b7ca516745bfeafc49904b496089")]  // FIPS-197 C.3
+        case "ghash":
+            let cipher = try AES.Cipher(key: pattern(32, 7), backend: b)
+            let msg = pattern(1037, 8), aad = pattern(300, 9)
+            let nonce = try AES.GCM.Nonce(data: pattern(12, 10))
+            let box = try AES.GCM.seal(msg, using: cipher, nonce: nonce, authenticating: aad)
+            #expect(try AES.GCM.open(box, using: cipher, authenticating: aad) == msg)
+            results[i] = [box.ciphertext, Array(box.tag)]
+        case "montgomery", "modexp-2048":
+            // Fermat on the 2048-bit MTProto prime: 3^(p−1) ≡ 1, through both power routines; and a
+            // 1088-bit modulus (not the wide kernel's size) for the generic kernel.
+            let p = DiffieHellman.telegramPrime
+            let mod = try Modulus(p, backend: b)
+            let pm1 = try p - BigUInt(1)
+            #expect(mod.publicPower(BigUInt(3), pm1) == BigUInt(1))
+            #expect(mod.constantTimePower(BigUInt(3), pm1) == BigUInt(1))
+            let odd = BigUInt(bigEndian: pattern(136, 11) + [1])
+            let small = try Modulus(odd, backend: b)
+            let base = BigUInt(bigEndian: pattern(100, 12)), exp = BigUInt(bigEndian: pattern(64, 13))
+            results[i] = [small.publicPower(base, exp).bigEndianBytes(), small.constantTimePower(base, exp).bigEndianBytes(),
+                          mod.publicPower(base, exp).bigEndianBytes()]
+        default:
+            Issue.record("no probe for kernel choice \(primitive): add one here")
+        }
+    }
+    return (results[0], results[1], published)
+}
+
+@Suite struct KernelRegistryTests {
+    @Test func everyChoiceIsNamedOnceAndListed() {
+        let names = Kernels.all.map(\.primitive)
+        #expect(Set(names).count == names.count)
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "aes", "ghash", "montgomery", "modexp-2048"])
+        for k in Kernels.all {
+            #expect(k.description == "\(k.primitive): \(k.selected)")
+            if k.isActive { #expect(k.kernel != nil && k.selected == k.kernel) } else { #expect(k.selected == "portable") }
+        }
+        #expect(Kernels.summary.contains("sha256: \(Kernels.sha256.selected)"))
+        // GHASH runs only alongside the AES kernel.
+        if Kernels.ghash.isActive { #expect(Kernels.aes.isActive) }
+    }
+
+    @Test func forcingThePortablePathDeactivatesEveryKernel() {
+        if CPU.forcePortable {
+            #expect(Kernels.all.allSatisfy { !$0.isActive })
+        } else {
+            // Each choice follows the features kernels may use.
+            #expect(Kernels.sha256.isActive == (Kernels.sha256.kernel != nil && CPU.features.sha))
+            #expect(Kernels.aes.isActive == (Kernels.aes.kernel != nil && (CPU.features.aes || CPU.features.armAES)))
+        }
+    }
+
+    @Test(arguments: Kernels.all.map(\.primitive))
+    func activeKernelMatchesPortableCode(_ primitive: String) throws {
+        let r = try probe(primitive)
+        #expect(r.hardware.count == r.portable.count && !r.hardware.isEmpty)
+        for (h, p) in zip(r.hardware, r.portable) { #expect(hex(h) == hex(p), "\(primitive): kernel and portable code differ") }
+        for (index, answer) in r.published {
+            #expect(hex(r.hardware[index]) == answer)
+            #expect(hex(r.portable[index]) == answer)
+        }
+    }
+}
