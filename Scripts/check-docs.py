@@ -7,7 +7,10 @@ A clone must stand alone, so this fails (exit 1, one `file:line: problem` per fi
   * cites "spec §N" (or "spec section N", "spec digest §N") without naming a file of Docs/;
   * names `Docs/<File>.md` that does not exist;
   * cites `Docs/<File>.md §N` (and any `§M` or range end `–M` that follows it on the same line)
-    where <File>.md has no heading whose text starts with N.
+    where <File>.md has no heading whose text starts with N;
+  * names a Markdown file (`name.md`, `dir/name.md`, `../x/name.md`) that is not in the repository,
+    relative to the root or to the naming file (in .swift files only comments are read for this;
+    URLs are skipped).
 Headings count when their first word (after the #'s, a trailing '.' or ':' removed) is the number:
 `### 1.7 Quick ack` answers §1.7, `#### 10.G6 RSA_PAD` answers §10.G6. Standard library only.
 Run from anywhere: python3 Scripts/check-docs.py
@@ -32,6 +35,8 @@ TOKEN = re.compile(
     r"|§\s*(?P<num>" + NUMBER + r")(?:\s*[–-]\s*§?(?P<end>" + NUMBER + r"))?"
 )
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(\S+)")
+MARKDOWN = re.compile(r"(?<![\w/.:-])((?:\.\./)*[\w.-]+(?:/[\w.-]+)*\.md)\b")
+URL = re.compile(r"\w+://\S+")
 
 
 def repo_files():
@@ -73,8 +78,24 @@ def headings(doc):
     return _headings[doc]
 
 
+def check_markdown_names(rel, line, lineno, problems):
+    if rel.endswith(".swift"):
+        cut = line.find("//")
+        if cut < 0:
+            return
+        line = line[cut:]
+    for m in MARKDOWN.finditer(URL.sub("", line)):
+        name = m.group(1)
+        candidates = [os.path.join(ROOT, name), os.path.join(ROOT, os.path.dirname(rel), name)]
+        if not any(os.path.isfile(c) and os.path.realpath(c).startswith(ROOT + os.sep) for c in candidates):
+            if name.startswith("Docs/"):
+                continue  # reported by the Docs/ check
+            problems.append(f"{rel}:{lineno}: names {name}, which is not in the repository")
+
+
 def check_line(rel, lineno, line, problems):
     line = line.replace("\\u00a7", "§")  # JSON files escape the section sign
+    check_markdown_names(rel, line, lineno, problems)
     has_docs = DOCS_PATH.search(line) is not None
     if SHARED_DOCS.search(line):
         problems.append(f"{rel}:{lineno}: points outside the repository ('shared' docs); cite Docs/ instead")
