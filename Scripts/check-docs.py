@@ -7,7 +7,9 @@ A clone must stand alone, so this fails (exit 1, one `file:line: problem` per fi
   * cites "spec §N" (or "spec section N", "spec digest §N") without naming a file of Docs/;
   * names `Docs/<File>.md` that does not exist;
   * cites `Docs/<File>.md §N` (and any `§M` or range end `–M` that follows it on the same line)
-    where <File>.md has no heading whose text starts with N;
+    where <File>.md has no heading whose text starts with N; in a file that cites exactly one Docs
+    file, a bare `§N` (not after the name of another document such as an RFC) counts as a citation
+    of that file and is checked the same way (in a Docs file, of the file itself);
   * names a Markdown file (`name.md`, `dir/name.md`, `../x/name.md`) that is not in the repository,
     relative to the root or to the naming file (in .swift files only comments are read for this;
     URLs are skipped).
@@ -93,7 +95,7 @@ def check_markdown_names(rel, line, lineno, problems):
             problems.append(f"{rel}:{lineno}: names {name}, which is not in the repository")
 
 
-def check_line(rel, lineno, line, problems):
+def check_line(rel, lineno, line, problems, default_doc=None):
     line = line.replace("\\u00a7", "§")  # JSON files escape the section sign
     check_markdown_names(rel, line, lineno, problems)
     has_docs = DOCS_PATH.search(line) is not None
@@ -104,7 +106,7 @@ def check_line(rel, lineno, line, problems):
     for m in DOCS_PATH.finditer(line):
         if headings(m.group(1)) is None:
             problems.append(f"{rel}:{lineno}: Docs/{m.group(1)} does not exist")
-    current = None  # the Docs file the §-numbers on this line refer to
+    current = default_doc  # the Docs file the §-numbers on this line refer to
     for m in TOKEN.finditer(line):
         if m.group("doc"):
             current = m.group("doc")[len("Docs/"):]
@@ -120,8 +122,13 @@ def check_line(rel, lineno, line, problems):
 def main():
     problems = []
     for rel, text in repo_files():
+        cited = set(DOCS_PATH.findall(text))
+        if rel.startswith("Docs" + os.sep) and rel.count(os.sep) == 1:
+            default_doc = os.path.basename(rel)  # a Docs file's own bare §N refer to itself
+        else:
+            default_doc = cited.pop() if len(cited) == 1 else None
         for lineno, line in enumerate(text.splitlines(), 1):
-            check_line(rel, lineno, line, problems)
+            check_line(rel, lineno, line, problems, default_doc)
     # Each Docs file: section numbers unique.
     docs_dir = os.path.join(ROOT, "Docs")
     for name in sorted(os.listdir(docs_dir)) if os.path.isdir(docs_dir) else []:
