@@ -21,8 +21,8 @@ import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SELF = os.path.abspath(__file__)
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+SELF = os.path.realpath(__file__)
 
 # Built from pieces so that this file does not match itself.
 SHARED_DOCS = re.compile("shared" + r"/" + "docs")
@@ -46,7 +46,7 @@ def repo_files():
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and not d.startswith(".build"))
         for name in sorted(filenames):
             path = os.path.join(dirpath, name)
-            if os.path.abspath(path) == SELF:
+            if os.path.realpath(path) == SELF:
                 continue
             try:
                 with open(path, encoding="utf-8") as f:
