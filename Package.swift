@@ -1,11 +1,11 @@
 // swift-tools-version: 6.2
 //
 // Rampart: pure-Swift cryptography for MTProto 2.0 and Threema.
-// Zero package dependencies. See ../shared/docs/architecture.md for the layering.
+// Zero package dependencies. See Docs/Architecture.md for the layering.
 import PackageDescription
 
 /// Enables one LLVM target feature for a kernel module (and nothing else), so that no instruction of a
-/// higher tier can leak into a lower one. See docs: "Hardware AES / carry-less multiply without C".
+/// higher tier can leak into a lower one. See Docs/Architecture.md §2.2.
 func feature(_ name: String) -> [String] {
     ["-Xcc", "-Xclang", "-Xcc", "-target-feature", "-Xcc", "-Xclang", "-Xcc", name]
 }

@@ -70,7 +70,7 @@ def prime_near(x):
     while not isprime(x): x += 2
     return x
 
-pq_sample, p = 1468428376148703121, 0x3C2357CF  # spec section 10.A: p = 3C 23 57 CF
+pq_sample, p = 1468428376148703121, 0x3C2357CF  # Docs/MTProto.md §10.A: p = 3C 23 57 CF
 assert pq_sample % p == 0
 cases = []
 cases.append({"id": "mtproto handshake sample", "pq": h(pq_sample), "p": h(p), "q": h(pq_sample // p)})
@@ -81,6 +81,6 @@ for i in range(30):
     cases.append({"id": f"semiprime-{i}", "pq": h(a * b), "p": h(min(a, b)), "q": h(max(a, b))})
 for n in [2**61 - 1, 4294967291, 3 * 5 * 7, 1000003 * 1000033 * 101, 0x17ED48941A08F981 * 3]:
     cases.append({"id": f"reject-{h(n)}", "pq": h(n), "error": "prime" if isprime(n) else "moreThanTwoFactors"})
-json.dump({"kind": "pq", "source": "MTProto handshake samples (spec section 10.A, section 9 item 3) and generated semiprimes (Python)", "cases": cases},
+json.dump({"kind": "pq", "source": "MTProto handshake samples (Docs/MTProto.md §10.A, §9.3) and generated semiprimes (Python)", "cases": cases},
           open(os.path.join(HERE, "bigint_pq.json"), "w"), indent=1)
 print("ok")

@@ -12,7 +12,7 @@
 // at 1 MiB). Row b never moves: it is the value the next G step needs first.
 //
 // Rotations: 32 by vpshufd, 24 and 16 by vpshufb, 63 by shift + add (`&+`, not `|`: see
-// swift-performance.md). The vpshufb masks are XORed with an `opaqueZero()` so that LLVM cannot see
+// Docs/Architecture.md §6.1). The vpshufb masks are XORed with an `opaqueZero()` so that LLVM cannot see
 // them: with a known mask it rewrites the 16-bit rotation into vpshuflw + vpshufhw, two instructions
 // (and two cycles) on the critical path instead of one.
 //

@@ -9,7 +9,7 @@
 // state word i of eight consecutive blocks (lane j = block counter + j). The quarter-rounds then act
 // on whole vectors with no shuffles at all; the rotations (7, 9, 13, 18: none a multiple of 8, so no
 // vpshufb) are shift, shift, or: with AVX2 enabled LLVM keeps the `|` form in vector registers (it
-// scalarises it only on baseline SSE2, see swift-performance.md; checked in the disassembly). The
+// scalarises it only on baseline SSE2, see Docs/Architecture.md §6.1; checked in the disassembly). The
 // quarter-rounds run two at a time, step by step, as libsodium pairs them. Helpers are `@_transparent`:
 // with `@inline(__always)` they stayed calls (one per rotation) in this large function. After the
 // rounds and the feed-forward addition, each group of four words is transposed inside the 128-bit halves

@@ -5,7 +5,7 @@
 /// Errors of the MTProto module.
 ///
 /// Receiver checks on encrypted messages that precede or follow the `msg_key` comparison all report
-/// ``MTProtoError/rejectedMessage`` so that a sender cannot tell them apart (spec §1.6).
+/// ``MTProtoError/rejectedMessage`` so that a sender cannot tell them apart (Docs/MTProto.md §1.6).
 public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     // MARK: TL
     /// TL data ended before the value being read was complete.
@@ -28,13 +28,13 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     case invalidAuthKey
 
     // MARK: Session layer
-    /// A service message or container that does not follow the rules of spec §2.
+    /// A service message or container that does not follow the rules of Docs/MTProto.md §2.
     case invalidServiceMessage(String)
 
     // MARK: Handshake
     /// A handshake message that does not fit the current state, or whose nonces do not match.
     case handshakeFailed(String)
-    /// The DH parameters or values failed a check of spec §4.
+    /// The DH parameters or values failed a check of Docs/MTProto.md §4.
     case dhCheckFailed(String)
     /// No RSA key with one of the offered fingerprints is known.
     case unknownFingerprint
@@ -52,7 +52,7 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     case frameCheckFailed(String)
     /// A fake-TLS record or server hello failed verification.
     case fakeTLSFailed(String)
-    /// An MTProxy secret of the wrong length or kind (spec §6.6: 16 bytes, `dd` + 16, `ee` + 16 + domain).
+    /// An MTProxy secret of the wrong length or kind (Docs/MTProto.md §6.6: 16 bytes, `dd` + 16, `ee` + 16 + domain).
     case invalidProxySecret(String)
 }
 

@@ -2,7 +2,7 @@
 // packets and packets validly encrypted from fuzzed plaintexts, replays and mutations) and
 // auth.bindTempAuthKey verification.
 //
-// The reference is the receiver procedure of spec §1.6 written here from the public primitives
+// The reference is the receiver procedure of Docs/MTProto.md §1.6 written here from the public primitives
 // (MessageKey.v2, MessageKDF.v2, AES-IGE): a packet must be accepted exactly when the reference
 // accepts it, with the same header and body; a failed decrypt changes nothing.
 

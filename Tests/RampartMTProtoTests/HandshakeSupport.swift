@@ -1,5 +1,5 @@
 // Auth-key handshake: the official sample replayed byte for byte through the client (randomness
-// injected), RSA_PAD and temporary-key vectors (spec §10.G), client↔server round trips (permanent,
+// injected), RSA_PAD and temporary-key vectors (Docs/MTProto.md §10.G), client↔server round trips (permanent,
 // temporary, legacy RSA padding, dh_gen_retry), and every bad-input path.
 
 import Foundation
@@ -72,5 +72,5 @@ Jw8CGHG2tJrQE7SMpxmOs0fwsa3g7o9hQiPVUWA+hDqv8+o5Gm/5hw==
 -----END RSA PRIVATE KEY-----
 """
 
-/// Telegram's production key (spec §3.6), from the module.
+/// Telegram's production key (Docs/MTProto.md §3.6), from the module.
 let telegramProductionKeyPEM = TelegramPublicKeys.productionPEM

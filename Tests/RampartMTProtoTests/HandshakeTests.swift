@@ -1,4 +1,4 @@
-// The auth-key handshake: the official sample, spec §10.G vectors, round trips and bad input.
+// The auth-key handshake: the official sample, Docs/MTProto.md §10.G vectors, round trips and bad input.
 
 import Foundation
 import Testing
@@ -71,12 +71,12 @@ private func le64(_ b: [UInt8]) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | U
 }
 
 @Test func telegramKeysHaveTheirPublishedFingerprints() {
-    // Spec §3.6: production 0xD09D1D85DE64FD85, test DC 0xB25898DF208D2603.
+    // Docs/MTProto.md §3.6: production 0xD09D1D85DE64FD85, test DC 0xB25898DF208D2603.
     #expect(TelegramPublicKeys.all.map(\.mtprotoFingerprint) == [0xD09D_1D85_DE64_FD85, 0xB258_98DF_208D_2603])
 }
 
 @Test func rsaPadMatchesGotdVector() throws {
-    // Spec §10.G6: production key, 144 × 'a', every random byte zero.
+    // Docs/MTProto.md §10.G6: production key, 144 × 'a', every random byte zero.
     let key = try RSA.PublicKey(pemRepresentation: telegramProductionKeyPEM)
     var zero = ScriptedRNG([])
     let out = try RSAPad.encrypt([UInt8](repeating: 0x61, count: 144), key: key, using: &zero)
@@ -95,7 +95,7 @@ private func le64(_ b: [UInt8]) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | U
      "4ffc40d969d49934ed3740ff66d9179947a5e1d85c4c7f15555920c1845fad32"),
 ])
 func temporaryKeyIV(newNonce: String, serverNonce: String, key: String, iv: String) {
-    // Spec §10.G7 (a), (b) and the sample's tmp_aes_key/iv.
+    // Docs/MTProto.md §10.G7 (a), (b) and the sample's tmp_aes_key/iv.
     let (k, v) = HandshakeCrypto.temporaryKeyIV(newNonce: hexBytes(newNonce), serverNonce: hexBytes(serverNonce))
     #expect(hexString(k) == key)
     #expect(hexString(v) == iv)

@@ -1,5 +1,5 @@
-// Message layer (spec §1): AuthKey, msg_key v1/v2, KDF v1/v2, quick ack and the encrypted envelope,
-// against the G and D vectors of spec §10, plus round trips and every receiver check.
+// Message layer (Docs/MTProto.md §1): AuthKey, msg_key v1/v2, KDF v1/v2, quick ack and the encrypted envelope,
+// against the G and D vectors of Docs/MTProto.md §10, plus round trips and every receiver check.
 
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-// Session layer (spec §2): msg_id/seq_no, windows, salts, containers, service messages, the client
+// Session layer (Docs/MTProto.md §2): msg_id/seq_no, windows, salts, containers, service messages, the client
 // and server Session values, and bad input that must leave a session unchanged.
 
 import Foundation
@@ -140,7 +140,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
     }
 
     @Test func serviceWireBytes() {
-        // D1's body and D2's body (spec §10.D).
+        // D1's body and D2's body (Docs/MTProto.md §10.D).
         #expect(hexString(ServiceMessage.ping(pingId: 0x1122_3344_5566_7788).encoded()) == "ec77be7a8877665544332211")
         #expect(hexString(ServiceMessage.pong(msgId: 0x65ab_c0fe_0000_0004, pingId: 0x1122_3344_5566_7788).encoded())
                 == "c573773404000000fec0ab658877665544332211")

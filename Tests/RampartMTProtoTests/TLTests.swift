@@ -1,4 +1,4 @@
-// TL reader/writer: encodings of spec §0, strictness, and no trap on random input.
+// TL reader/writer: encodings of Docs/MTProto.md §0, strictness, and no trap on random input.
 
 import Testing
 import RampartMTProto
@@ -10,7 +10,7 @@ import RampartMTProto
 }
 
 @Test func tlBytesPrefixesAndPadding() throws {
-    // Spec §0 examples: p = 3C2357CF → 04 3C 23 57 CF 00 00 00; 256 bytes → FE 00 01 00, no padding;
+    // Docs/MTProto.md §0 examples: p = 3C2357CF → 04 3C 23 57 CF 00 00 00; 256 bytes → FE 00 01 00, no padding;
     // 592 bytes → FE 50 02 00.
     var w = TLWriter()
     w.tlBytes([0x3C, 0x23, 0x57, 0xCF])

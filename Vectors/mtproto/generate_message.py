@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes Vectors/mtproto/message.json: the MTProto message-layer vectors of spec §10 (G1-G5 from
+"""Writes Vectors/mtproto/message.json: the MTProto message-layer vectors of Docs/MTProto.md §10 (G1-G5 from
 gotd/td's unit tests, D1/D2 derived with the spec's formulas) and re-checks every value.
 
-Inputs are transcribed from ../shared/docs/specs/mtproto.md §10.G/§10.D and, when present,
+Inputs are the vectors of Docs/MTProto.md §10.G/§10.D (G values written out below) and, when present,
 ../shared/vectors/mtproto/{handshake_sample,derived_vectors}.json. Python standard library plus the
 `cryptography` package (AES-ECB for a hand-written IGE). Run: python3 Vectors/mtproto/generate_message.py
 """
@@ -86,7 +86,7 @@ for cid, name, direction, x, body_key in [("D1", "c2s", "client-to-server", 0, "
          aes_key=v["aes_key"], aes_iv=v["aes_iv"], packet=v["full_packet"], quick_ack="0x%08x" % qa)
 
 out = {"kind": "mtproto-message",
-       "source": "MTProto spec digest §10.G (gotd/td crypto unit tests: G1-G5) and §10.D (D1/D2, derived with the reference formulas); sample auth_key from core.telegram.org/mtproto/samples-auth_key",
+       "source": "Docs/MTProto.md §10.G (gotd/td crypto unit tests: G1-G5) and §10.D (D1/D2, derived with the reference formulas); sample auth_key from core.telegram.org/mtproto/samples-auth_key",
        "cases": cases}
 with open(os.path.join(HERE, "message.json"), "w") as f:
     json.dump(out, f, indent=1)

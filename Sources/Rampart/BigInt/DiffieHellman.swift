@@ -1,5 +1,5 @@
 // The Diffie-Hellman parameter and value checks MTProto requires (auth-key generation and secret
-// chats): spec section 4 ("DH parameter and value checks").
+// chats): Docs/MTProto.md §4 ("DH parameter and value checks").
 
 /// MTProto's checks of Diffie-Hellman parameters (`dh_prime`, `g`) and public values (`g_a`, `g_b`).
 public enum DiffieHellman {
@@ -53,7 +53,7 @@ public enum DiffieHellman {
 
     /// Whether `g` passes MTProto's generator rule for the safe prime `p`: g ∈ {2, …, 7} and g is a
     /// quadratic residue mod p (it generates the subgroup of order (p − 1)/2), by the residue table
-    /// of spec section 4. Does not test `p` itself.
+    /// of Docs/MTProto.md §4. Does not test `p` itself.
     public static func isValidGenerator(_ g: Int, prime p: BigUInt) -> Bool {
         (try? checkGenerator(g, prime: p)) != nil
     }

@@ -33,7 +33,7 @@ public enum RampartError: Error, Equatable, Hashable, Sendable {
     case negativeResult
     /// Division (or reduction) by zero.
     case divisionByZero
-    /// A Diffie-Hellman prime, generator or public value failed the checks (MTProto spec section 4).
+    /// A Diffie-Hellman prime, generator or public value failed the checks (Docs/MTProto.md §4).
     case dhCheckFailed(DHCheckFailure)
     /// A number that should be the product of two primes (MTProto `pq`) is not.
     case factorizationFailed(FactorizationFailure)

@@ -124,7 +124,7 @@ public enum RSA {
             return try montgomery.publicPower(x, publicExponent).bigEndianBytes(count: byteCount)
         }
 
-        /// The MTProto key fingerprint (spec §3.6): the lower 64 bits of
+        /// The MTProto key fingerprint (Docs/MTProto.md §3.6): the lower 64 bits of
         /// `SHA1(TL bytes(n) ‖ TL bytes(e))`, i.e. digest bytes 12..<20 read as a little-endian integer.
         public var mtprotoFingerprint: UInt64 {
             var tl: [UInt8] = []

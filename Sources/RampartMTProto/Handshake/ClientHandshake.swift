@@ -1,8 +1,8 @@
-// The client side of the auth-key handshake (spec §3.2) as a sans-I/O state machine: it takes the
+// The client side of the auth-key handshake (Docs/MTProto.md §3.2) as a sans-I/O state machine: it takes the
 // server's message bodies (the `message_data` of unencrypted messages) with a clock value and an
 // injected random number generator, and returns the next body to send or the finished key.
 
-/// Verified (g, dh_prime) pairs, so a client checks a server's prime once (spec §4 recommends a
+/// Verified (g, dh_prime) pairs, so a client checks a server's prime once (Docs/MTProto.md §4 recommends a
 /// cache). Telegram's prime is known without a test.
 public struct DHParameterCache: Sendable {
     private var verified: Set<[UInt8]> = []
@@ -24,7 +24,7 @@ public struct DHParameterCache: Sendable {
 public struct HandshakeResult: Sendable {
     /// The 256-byte auth key (secret).
     public var authKey: AuthKey
-    /// The initial server salt: new_nonce[0..<8] ⊕ server_nonce[0..<8] read little-endian (spec §2.3).
+    /// The initial server salt: new_nonce[0..<8] ⊕ server_nonce[0..<8] read little-endian (Docs/MTProto.md §2.3).
     public var serverSalt: Int64
     /// `server_time − local time` in seconds, from server_DH_inner_data (client side; 0 on the server).
     public var timeOffset: Int64
@@ -34,7 +34,7 @@ public struct HandshakeResult: Sendable {
     public var dc: Int32?
 }
 
-/// The client's auth-key exchange (spec §3.2): `req_pq_multi` → `resPQ` → `req_DH_params` →
+/// The client's auth-key exchange (Docs/MTProto.md §3.2): `req_pq_multi` → `resPQ` → `req_DH_params` →
 /// `server_DH_params_ok` → `set_client_DH_params` → `dh_gen_ok` (or `dh_gen_retry` and again).
 ///
 /// Every method that receives a server message either returns the next step or throws
@@ -42,7 +42,7 @@ public struct HandshakeResult: Sendable {
 /// answer (`server_DH_params_fail`, `dh_gen_fail`), after which the machine is in the failed state
 /// and a new handshake must start.
 public struct ClientHandshake: Sendable {
-    /// Permanent or temporary key (spec §5).
+    /// Permanent or temporary key (Docs/MTProto.md §5).
     public enum Mode: Sendable, Equatable {
         /// `p_q_inner_data_dc`
         case permanent
@@ -155,7 +155,7 @@ public struct ClientHandshake: Sendable {
         }
         let key = configuration.publicKeys[index]
         // resPQ is not authenticated: bound the work it can make us do. Telegram's pq is below 2^63
-        // (spec §3.2 step 2); a 240-bit pq found by fuzzing kept Pollard-Brent busy for ~10 s.
+        // (Docs/MTProto.md §3.2 step 2); a 240-bit pq found by fuzzing kept Pollard-Brent busy for ~10 s.
         guard res.pq.count <= 8 else { throw .handshakeFailed("pq is longer than 64 bits") }
         let pq = BigUInt(bigEndian: res.pq)
         let factors: (p: BigUInt, q: BigUInt)

@@ -1,4 +1,4 @@
-// The cryptographic pieces of the handshake: the temporary AES key/IV (spec §3.4), the hashed and
+// The cryptographic pieces of the handshake: the temporary AES key/IV (Docs/MTProto.md §3.4), the hashed and
 // padded IGE payloads of server_DH_params_ok and set_client_DH_params (§3.2 steps 6–7),
 // new_nonce_hashN (§3.2 step 9), RSA_PAD (§3.3) and the legacy SHA-1 RSA padding (§3.5).
 
@@ -24,7 +24,7 @@ public enum MTProtoRandom {
 
 /// The handshake's hash-and-encrypt helpers.
 public enum HandshakeCrypto {
-    /// `tmp_aes_key` and `tmp_aes_iv` from new_nonce and server_nonce (spec §3.4).
+    /// `tmp_aes_key` and `tmp_aes_iv` from new_nonce and server_nonce (Docs/MTProto.md §3.4).
     /// The returned arrays hold the key: wipe them (`secureWipe()`) when done.
     public static func temporaryKeyIV(newNonce: [UInt8], serverNonce: [UInt8]) -> (key: [UInt8], iv: [UInt8]) {
         let (key, iv) = newNonce.withUnsafeBytes { temporaryKeyIV(newNonce: $0, serverNonce: serverNonce) }
@@ -59,7 +59,7 @@ public enum HandshakeCrypto {
         }
     }
 
-    /// `new_nonce_hashN = SHA1(new_nonce ‖ N ‖ auth_key_aux_hash)[4..<20]` (spec §3.2 step 9),
+    /// `new_nonce_hashN = SHA1(new_nonce ‖ N ‖ auth_key_aux_hash)[4..<20]` (Docs/MTProto.md §3.2 step 9),
     /// hashed incrementally (no concatenated copy of new_nonce).
     public static func newNonceHash(newNonce: [UInt8], number: UInt8, authKeyAuxHash: [UInt8]) -> [UInt8] {
         newNonce.withUnsafeBytes { newNonceHash(newNonce: $0, number: number, authKeyAuxHash: authKeyAuxHash) }
@@ -77,7 +77,7 @@ public enum HandshakeCrypto {
         return Array(h.finalize().bytes[4..<20])
     }
 
-    /// The initial server salt (spec §2.3; see ``ServerSalts/initialSalt(newNonce:serverNonce:)``).
+    /// The initial server salt (Docs/MTProto.md §2.3; see ``ServerSalts/initialSalt(newNonce:serverNonce:)``).
     /// The handshake's nonces always have the right sizes (int256, int128).
     static func initialSalt(newNonce: SecretBytes, serverNonce: [UInt8]) -> Int64 {
         newNonce.withUnsafeBytes { nn in
@@ -114,7 +114,7 @@ public enum HandshakeCrypto {
     }
 
     /// `AES-IGE(SHA1(data) ‖ data ‖ padding)` with the temporary key/IV; padding is the random
-    /// 0…15 bytes that make the total a multiple of 16 (spec §3.2 steps 6 and 7).
+    /// 0…15 bytes that make the total a multiple of 16 (Docs/MTProto.md §3.2 steps 6 and 7).
     public static func hashAndEncrypt<R: RandomNumberGenerator>(_ data: [UInt8], key: [UInt8], iv: [UInt8],
                                                                 using rng: inout R) throws(MTProtoError) -> [UInt8] {
         let withHash = Insecure.SHA1.hash(data: data).bytes + data
@@ -158,7 +158,7 @@ public enum HandshakeCrypto {
     }
 }
 
-/// RSA_PAD (spec §3.3), the padding MTProto uses to RSA-encrypt `p_q_inner_data*`.
+/// RSA_PAD (Docs/MTProto.md §3.3), the padding MTProto uses to RSA-encrypt `p_q_inner_data*`.
 public enum RSAPad {
     /// Encrypts `data` (at most 144 bytes) for `key` (a 2048-bit modulus): 192-byte padded data,
     /// reversed, with SHA-256(temp_key ‖ padded), IGE under a random temp_key with a zero IV, the
@@ -243,7 +243,7 @@ public enum RSAPad {
     }
 }
 
-/// The pre-RSA_PAD encryption (spec §3.5): `SHA1(data) ‖ data ‖ random` to 255 bytes, then raw RSA.
+/// The pre-RSA_PAD encryption (Docs/MTProto.md §3.5): `SHA1(data) ‖ data ‖ random` to 255 bytes, then raw RSA.
 /// Still sent by widely used clients with `p_q_inner_data`; the test server accepts it.
 public enum RSALegacyPad {
     /// Encrypts `data` (at most 235 bytes) for `key`.

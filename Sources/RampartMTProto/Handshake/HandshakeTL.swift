@@ -1,8 +1,8 @@
-// The TL constructors of the auth-key handshake (spec §3.1), as Swift values with strict encoders and
+// The TL constructors of the auth-key handshake (Docs/MTProto.md §3.1), as Swift values with strict encoders and
 // decoders. Nonces are opaque byte strings (int128 = 16 bytes, int256 = 32 bytes); big numbers travel
 // as TL `bytes` holding a minimal big-endian magnitude.
 
-/// Constructor ids of the handshake (spec §3.1) and of `bind_auth_key_inner` (spec §5).
+/// Constructor ids of the handshake (Docs/MTProto.md §3.1) and of `bind_auth_key_inner` (Docs/MTProto.md §5).
 public enum HandshakeConstructor {
     /// `req_pq#60469778` (legacy)
     public static let reqPQ: UInt32 = 0x6046_9778
@@ -93,7 +93,7 @@ public struct ResPQ: Sendable, Equatable {
     public var serverNonce: [UInt8]
     /// pq as big-endian bytes (8 in practice).
     public var pq: [UInt8]
-    /// The fingerprints of the server's RSA keys (spec §3.6), as unsigned 64-bit values.
+    /// The fingerprints of the server's RSA keys (Docs/MTProto.md §3.6), as unsigned 64-bit values.
     public var fingerprints: [UInt64]
 
     public init(nonce: [UInt8], serverNonce: [UInt8], pq: [UInt8], fingerprints: [UInt64]) {
@@ -124,7 +124,7 @@ public struct ResPQ: Sendable, Equatable {
     }
 }
 
-/// `p_q_inner_data*`: the four variants (spec §3.1), told apart by ``Kind``.
+/// `p_q_inner_data*`: the four variants (Docs/MTProto.md §3.1), told apart by ``Kind``.
 public struct PQInnerData: Sendable, Equatable {
     /// Which constructor, with its extra fields.
     public enum Kind: Sendable, Equatable {
@@ -349,7 +349,7 @@ public struct ServerDHInnerData: Sendable, Equatable {
 }
 
 /// `client_DH_inner_data#6643b654 nonce server_nonce retry_id:long g_b:bytes` (field order per the
-/// wire, spec §9.2).
+/// wire, Docs/MTProto.md §9.2).
 public struct ClientDHInnerData: Sendable, Equatable {
     public var nonce: [UInt8]
     public var serverNonce: [UInt8]

@@ -1,4 +1,4 @@
-// The server side of the auth-key handshake (spec §3.2, §3.3, §3.5, §8) as a sans-I/O state
+// The server side of the auth-key handshake (Docs/MTProto.md §3.2, §3.3, §3.5, §8) as a sans-I/O state
 // machine, for the loopback test server: pq generation, RSA_PAD and legacy RSA decoding, DH
 // parameters, every check on the client's values, dh_gen_ok.
 
@@ -156,7 +156,7 @@ public struct ServerHandshake: Sendable {
         }
         if let e = inner.kind.expiresIn, e <= 0 { throw .handshakeFailed("expires_in must be positive") }
 
-        // a, g_a with g_a inside the range of spec §4.
+        // a, g_a with g_a inside the range of Docs/MTProto.md §4.
         var secretA: SecretBytes?
         var gA = BigUInt()
         for _ in 0..<16 {
@@ -231,7 +231,7 @@ public struct ServerHandshake: Sendable {
         defer { keyBytes.secureWipe() }
         let key = try AuthKey(keyBytes)
         if let inUse = configuration.keyIdInUse, inUse(key.id) {
-            // spec §3.2 step 9: dh_gen_retry (the client retries with retry_id = auth_key_aux_hash),
+            // Docs/MTProto.md §3.2 step 9: dh_gen_retry (the client retries with retry_id = auth_key_aux_hash),
             // or dh_gen_fail once the retries are used up.
             let kind: DHGenAnswer.Kind = pending.retries < configuration.maxRetries ? .retry : .fail
             let hash = HandshakeCrypto.newNonceHash(newNonce: pending.newNonce, number: kind.rawValue,

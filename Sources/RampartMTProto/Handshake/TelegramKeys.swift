@@ -1,4 +1,4 @@
-// Telegram's published RSA public keys (spec §3.6), public data, so clients and tests need no network.
+// Telegram's published RSA public keys (Docs/MTProto.md §3.6), public data, so clients and tests need no network.
 
 /// The RSA keys Telegram's servers use for the auth-key handshake (PKCS#1 PEM, e = 65537).
 public enum TelegramPublicKeys {

@@ -1,8 +1,8 @@
-// Binding a temporary auth key to a permanent one (spec §5): `auth.bindTempAuthKey` with its
+// Binding a temporary auth key to a permanent one (Docs/MTProto.md §5): `auth.bindTempAuthKey` with its
 // `bind_auth_key_inner`, encrypted MTProto 1.0 style (msg_key v1, KDF v1 with x = 0) under the
 // permanent key. The client builds the request; the server verifies it.
 
-/// `auth.bindTempAuthKey` and `bind_auth_key_inner` (spec §5).
+/// `auth.bindTempAuthKey` and `bind_auth_key_inner` (Docs/MTProto.md §5).
 public enum TempKeyBinding {
     /// What a verified binding says.
     public struct Binding: Sendable, Equatable {

@@ -1,11 +1,11 @@
-// The 2048-bit MTProto authorization key (spec §1.5, §3), its auth_key_id and aux_hash.
+// The 2048-bit MTProto authorization key (Docs/MTProto.md §1.5, §3), its auth_key_id and aux_hash.
 
 /// An MTProto authorization key: exactly 256 bytes (the big-endian DH result `g_ab mod dh_prime`,
 /// left-padded with zeros), with its derived identifiers.
 ///
 /// The key bytes live in one heap allocation that is wiped when the last copy of the value is
 /// released. Equality compares the 256 bytes in constant time. Only bytes 0..<128 enter the message
-/// KDF and msg_key (spec §1.2–§1.4); the whole key enters `auth_key_id` and `aux_hash`.
+/// KDF and msg_key (Docs/MTProto.md §1.2–§1.4); the whole key enters `auth_key_id` and `aux_hash`.
 ///
 /// ```swift
 /// let key = try AuthKey(bytes)     // 256 bytes from the handshake
@@ -32,11 +32,11 @@ public struct AuthKey: Sendable, Equatable, Hashable {
     let storage: Storage
 
     /// `auth_key_id`: the 64 lower-order bits of SHA1(auth_key), i.e. digest bytes 12..<20 read
-    /// little-endian (spec §1.5). Putting it on the wire as a TL `long` gives ``idBytes``.
+    /// little-endian (Docs/MTProto.md §1.5). Putting it on the wire as a TL `long` gives ``idBytes``.
     public let id: UInt64
 
     /// `aux_hash`: the 64 higher-order bits of SHA1(auth_key), digest bytes 0..<8 read
-    /// little-endian (spec §0, §3).
+    /// little-endian (Docs/MTProto.md §0, §3).
     public let auxHash: UInt64
 
     /// The number of bytes in an auth key.

@@ -1,15 +1,15 @@
-// The MTProto 2.0 encrypted message (spec §1.1–§1.3, §1.6): auth_key_id ‖ msg_key ‖ AES-256-IGE
+// The MTProto 2.0 encrypted message (Docs/MTProto.md §1.1–§1.3, §1.6): auth_key_id ‖ msg_key ‖ AES-256-IGE
 // ciphertext of salt ‖ session_id ‖ msg_id ‖ seq_no ‖ message_data_length ‖ message_data ‖ padding.
 
-/// The plaintext header fields of an encrypted message (spec §1.1).
+/// The plaintext header fields of an encrypted message (Docs/MTProto.md §1.1).
 public struct MessageHeader: Sendable, Hashable {
-    /// `salt`: the current server salt (spec §2.3).
+    /// `salt`: the current server salt (Docs/MTProto.md §2.3).
     public var salt: Int64
-    /// `session_id`: the client's random session id (spec §2.4).
+    /// `session_id`: the client's random session id (Docs/MTProto.md §2.4).
     public var sessionId: Int64
-    /// `msg_id` (spec §2.1).
+    /// `msg_id` (Docs/MTProto.md §2.1).
     public var msgId: Int64
-    /// `seq_no` (spec §2.2).
+    /// `seq_no` (Docs/MTProto.md §2.2).
     public var seqNo: Int32
 
     public init(salt: Int64, sessionId: Int64, msgId: Int64, seqNo: Int32) {
@@ -26,11 +26,11 @@ public struct DecryptedMessage: Sendable, Hashable {
     public var header: MessageHeader
     /// `message_data`: the TL body (length a multiple of 4), without padding.
     public var body: [UInt8]
-    /// The quick-ack value of this packet (spec §1.7), for a server whose transport was asked for one.
+    /// The quick-ack value of this packet (Docs/MTProto.md §1.7), for a server whose transport was asked for one.
     public var quickAck: UInt32
 }
 
-/// Encoding and decoding of MTProto 2.0 encrypted messages (spec §1).
+/// Encoding and decoding of MTProto 2.0 encrypted messages (Docs/MTProto.md §1).
 ///
 /// ```swift
 /// let (packet, _) = try EncryptedMessage.encrypt(body: ping, header: h, authKey: key,
@@ -46,14 +46,14 @@ public enum EncryptedMessage {
     public static let maxBodyLength = 1 << 24
 
     /// A packet from a padded-intermediate transport with its 0–15 trailing junk bytes dropped
-    /// (spec §9.5): auth_key_id and msg_key, then whole 16-byte blocks. Other transports (`padded`
+    /// (Docs/MTProto.md §9.5): auth_key_id and msg_key, then whole 16-byte blocks. Other transports (`padded`
     /// false) deliver the packet unchanged.
     public static func droppingTransportJunk(_ packet: [UInt8], padded: Bool) -> [UInt8] {
         guard padded, packet.count > 24 else { return packet }
         return Array(packet.dropLast((packet.count - 24) % 16))
     }
 
-    /// Encrypts one message (spec §1.1–§1.3).
+    /// Encrypts one message (Docs/MTProto.md §1.1–§1.3).
     ///
     /// Writes the plaintext `salt ‖ session_id ‖ msg_id ‖ seq_no ‖ message_data_length ‖ body ‖
     /// padding` straight into the output buffer (the only allocation besides the AES key schedule),
@@ -95,7 +95,7 @@ public enum EncryptedMessage {
         return (packet, quickAck)
     }
 
-    /// Decrypts `packet` and applies every receiver check of spec §1.6.
+    /// Decrypts `packet` and applies every receiver check of Docs/MTProto.md §1.6.
     ///
     /// Checks, in order: the length (24 bytes of header plus at least 48 bytes of ciphertext, a
     /// multiple of 16); `auth_key_id`; `msg_key` recomputed over the whole decrypted plaintext

@@ -1,10 +1,10 @@
-// msg_key (v2 and v1), the message KDF (v2 and v1) and the quick-ack value (spec §1.2–§1.4, §1.7).
+// msg_key (v2 and v1), the message KDF (v2 and v1) and the quick-ack value (Docs/MTProto.md §1.2–§1.4, §1.7).
 // Public because secret chats (§7.3, x by creator role) and bind_auth_key_inner (§5, v1) reuse them.
 
-/// The direction of a message, which selects the offset `x` into the auth key (spec §1.2):
+/// The direction of a message, which selects the offset `x` into the auth key (Docs/MTProto.md §1.2):
 /// 0 for client→server, 8 for server→client.
 ///
-/// In secret chats `x` follows the chat *creator* role instead (spec §7.3, §9 item 6): the creator
+/// In secret chats `x` follows the chat *creator* role instead (Docs/MTProto.md §7.3, §9.6): the creator
 /// sends with ``clientToServer`` and the other party with ``serverToClient``.
 public enum MTProtoDirection: Sendable, Hashable {
     /// Client to server: `x = 0`.
@@ -33,7 +33,7 @@ public enum MTProtoRole: Sendable, Hashable {
 
 /// `msg_key`, the 128-bit value that authenticates an encrypted message and keys its encryption.
 public enum MessageKey {
-    /// MTProto 2.0 `msg_key` (spec §1.2): the middle 128 bits (bytes 8..<24) of
+    /// MTProto 2.0 `msg_key` (Docs/MTProto.md §1.2): the middle 128 bits (bytes 8..<24) of
     /// `msg_key_large = SHA256(auth_key[88+x ..< 120+x] ‖ plaintext)`, where `plaintext` is the whole
     /// plaintext **including padding**.
     public static func v2(authKey: AuthKey, plaintext: some Collection<UInt8>, direction: MTProtoDirection) -> [UInt8] {
@@ -44,7 +44,7 @@ public enum MessageKey {
         return withUnsafeBytes(of: &large) { Array($0[8..<24]) }
     }
 
-    /// MTProto 1.0 `msg_key` (spec §1.4): the lower 128 bits (bytes 4..<20) of SHA1 over the
+    /// MTProto 1.0 `msg_key` (Docs/MTProto.md §1.4): the lower 128 bits (bytes 4..<20) of SHA1 over the
     /// plaintext **without** padding. Used by `bind_auth_key_inner` (§5) and legacy secret chats.
     public static func v1(plaintext: some Collection<UInt8>) -> [UInt8] {
         let d = withContiguousBytes(plaintext) { Insecure.SHA1.hash(bufferPointer: $0) }
@@ -56,7 +56,7 @@ public enum MessageKey {
 ///
 /// The results are secret: wipe them (`secureWipe()`) when done.
 public enum MessageKDF {
-    /// MTProto 2.0 KDF (spec §1.3):
+    /// MTProto 2.0 KDF (Docs/MTProto.md §1.3):
     /// ```
     /// sha256_a = SHA256(msg_key ‖ auth_key[x ..< x+36])
     /// sha256_b = SHA256(auth_key[40+x ..< 76+x] ‖ msg_key)
@@ -75,7 +75,7 @@ public enum MessageKDF {
         return (r.0, r.1)
     }
 
-    /// MTProto 1.0 KDF (spec §1.4), four SHA1s over the msg_key and auth key bytes 0..<128+x:
+    /// MTProto 1.0 KDF (Docs/MTProto.md §1.4), four SHA1s over the msg_key and auth key bytes 0..<128+x:
     /// ```
     /// sha1_a = SHA1(msg_key ‖ auth_key[x ..< x+32])
     /// sha1_b = SHA1(auth_key[32+x ..< 48+x] ‖ msg_key ‖ auth_key[48+x ..< 64+x])
@@ -110,7 +110,7 @@ public enum MessageKDF {
     }
 }
 
-/// The quick-ack value a server sends back for a packet whose sender asked for one (spec §1.7).
+/// The quick-ack value a server sends back for a packet whose sender asked for one (Docs/MTProto.md §1.7).
 public enum QuickAck {
     /// v2: `UInt32LE(msg_key_large[0..<4]) | 0x80000000`, with `msg_key_large` as in
     /// ``MessageKey/v2(authKey:plaintext:direction:)`` (the sender's direction, padding included).

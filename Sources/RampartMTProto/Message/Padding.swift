@@ -1,6 +1,6 @@
-// How many padding bytes an outgoing encrypted message gets (spec §1.1).
+// How many padding bytes an outgoing encrypted message gets (Docs/MTProto.md §1.1).
 
-/// Chooses the padding length `P` of an outgoing encrypted message (spec §1.1).
+/// Chooses the padding length `P` of an outgoing encrypted message (Docs/MTProto.md §1.1).
 ///
 /// Every policy yields `12 ≤ P ≤ 1024` with `(32 + L + P) % 16 == 0`, where `L` is the body length.
 /// The padding *bytes* are always random (drawn from the caller's generator after the length).

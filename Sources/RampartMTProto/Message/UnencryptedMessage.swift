@@ -1,7 +1,7 @@
-// Unencrypted messages (spec §1.1, used by the handshake): auth_key_id = 0 ‖ msg_id ‖
+// Unencrypted messages (Docs/MTProto.md §1.1, used by the handshake): auth_key_id = 0 ‖ msg_id ‖
 // message_data_length ‖ message_data.
 
-/// Unencrypted MTProto messages, as the auth-key handshake sends them (spec §1.1, §3).
+/// Unencrypted MTProto messages, as the auth-key handshake sends them (Docs/MTProto.md §1.1, §3).
 ///
 /// Layout: 8 zero bytes (`auth_key_id = 0`), `msg_id` (int64), `message_data_length` (int32),
 /// `message_data`. No salt, session, seq_no or padding.
@@ -29,7 +29,7 @@ public enum UnencryptedMessage {
     /// bytes that follow.
     ///
     /// - Parameter allowTrailingBytes: accept bytes after `message_data` (the padded intermediate
-    ///   transport appends 0–15 random bytes, spec §6.3, §9 item 5); they are ignored.
+    ///   transport appends 0–15 random bytes, Docs/MTProto.md §6.3, §9.5); they are ignored.
     /// - Throws: ``MTProtoError/invalidMessage(_:)``.
     public static func decode(_ packet: some Collection<UInt8>, allowTrailingBytes: Bool = false) throws(MTProtoError) -> Message {
         let b = Array(packet)

@@ -10,7 +10,7 @@ public struct ClientConnection {
         case handshakeCompleted(HandshakeResult)
         /// A decrypted message (containers already unpacked).
         case message(IncomingMessage)
-        /// A quick acknowledgement (spec §1.7).
+        /// A quick acknowledgement (Docs/MTProto.md §1.7).
         case quickAck(UInt32)
         /// A transport error code from the server (−404, −444, …).
         case transportError(Int32)

@@ -1,4 +1,4 @@
-// The loopback test server's logic, sans-I/O (spec §8 describes gotd's tgtest, which this follows):
+// The loopback test server's logic, sans-I/O (Docs/MTProto.md §8 describes gotd's tgtest, which this follows):
 // transport detection per connection, the auth-key handshake on unencrypted messages, then
 // encrypted sessions answering the service messages. The `rampart mtproto serve` command owns the
 // sockets and feeds bytes in; everything here is deterministic given the clock and the RNG.
@@ -361,7 +361,7 @@ public struct TestServer {
             return false
         }
         touch(&state, now: now)
-        // Server salt (spec §2.3): a message under a salt that is neither current nor a valid
+        // Server salt (Docs/MTProto.md §2.3): a message under a salt that is neither current nor a valid
         // future one gets bad_server_salt (code 48) with the current salt and is not processed; the
         // client adopts the salt and re-sends under a new msg_id.
         if let first = messages.first, !state.session.salts.accepts(first.salt, at: now) {
@@ -479,7 +479,7 @@ public struct TestServer {
         return true
     }
 
-    /// `auth.bindTempAuthKey` (spec §5) arriving on the temporary key `keyId`: an `rpc_result` with
+    /// `auth.bindTempAuthKey` (Docs/MTProto.md §5) arriving on the temporary key `keyId`: an `rpc_result` with
     /// `boolTrue`, or an rpc_error 400 `ENCRYPTED_MESSAGE_INVALID`.
     private func bindTempKey(_ m: IncomingMessage, keyId: UInt64, state: inout KeyState,
                              reply: inout TestServerReply) -> OutgoingBody {

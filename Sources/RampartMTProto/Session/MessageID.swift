@@ -1,6 +1,6 @@
-// msg_id generation and rules (spec §2.1), seq_no (§2.2), the time window (§1.6.9).
+// msg_id generation and rules (Docs/MTProto.md §2.1), seq_no (§2.2), the time window (§1.6.9).
 
-/// msg_id rules (spec §2.1): `msg_id ≈ unixtime · 2³²`; client ids ≡ 0 (mod 4); server responses
+/// msg_id rules (Docs/MTProto.md §2.1): `msg_id ≈ unixtime · 2³²`; client ids ≡ 0 (mod 4); server responses
 /// ≡ 1 and other server messages ≡ 3 (mod 4).
 public enum MessageID {
     /// The time part of a msg_id in Unix seconds (`msg_id / 2³²`).
@@ -15,7 +15,7 @@ public enum MessageID {
         return Int64(v)
     }
 
-    /// Whether `msgId` has the parity of a message sent in `direction` (spec §1.6.7): divisible by 4
+    /// Whether `msgId` has the parity of a message sent in `direction` (Docs/MTProto.md §1.6.7): divisible by 4
     /// from a client, odd (1 or 3 mod 4) from a server.
     public static func hasValidParity(_ msgId: Int64, sender direction: MTProtoDirection) -> Bool {
         direction == .clientToServer ? msgId & 3 == 0 : msgId & 1 == 1
@@ -25,7 +25,7 @@ public enum MessageID {
     public static func isResponse(_ msgId: Int64) -> Bool { msgId & 3 == 1 }
 }
 
-/// Generates strictly increasing msg_ids from an injected clock (spec §2.1).
+/// Generates strictly increasing msg_ids from an injected clock (Docs/MTProto.md §2.1).
 ///
 /// Time is passed in as Unix seconds (`now`, a `Double`); the generator adds the clock offset
 /// (server time − local time) when one is known. Ids keep the low 32 bits a non-zero fraction of
@@ -54,7 +54,7 @@ public struct MessageIDGenerator: Sendable, Hashable {
     }
 
     /// Learns the offset from a msg_id the server generated, received at local time `now` (also
-    /// what a client does on bad_msg_notification 16/17, spec §2.5).
+    /// what a client does on bad_msg_notification 16/17, Docs/MTProto.md §2.5).
     public mutating func synchronize(serverMsgId: Int64, now: Double) {
         synchronize(serverTime: MessageID.seconds(of: serverMsgId), now: now)
     }
@@ -75,7 +75,7 @@ public struct MessageIDGenerator: Sendable, Hashable {
     }
 }
 
-/// seq_no of outgoing messages (spec §2.2): with `c` the number of content-related messages sent,
+/// seq_no of outgoing messages (Docs/MTProto.md §2.2): with `c` the number of content-related messages sent,
 /// a content-related message gets `2c + 1` (and `c` grows), any other message `2c`.
 public struct SeqNoCounter: Sendable, Hashable {
     /// Content-related messages sent so far.
@@ -94,7 +94,7 @@ public struct SeqNoCounter: Sendable, Hashable {
     }
 }
 
-/// The receiver's time window (spec §1.6.9): a msg_id whose time part lies more than
+/// The receiver's time window (Docs/MTProto.md §1.6.9): a msg_id whose time part lies more than
 /// `maxFuture` seconds ahead of or `maxPast` seconds behind the server time is rejected.
 /// The bounds themselves are accepted.
 public struct TimeWindow: Sendable, Hashable {
@@ -122,7 +122,7 @@ public struct TimeWindow: Sendable, Hashable {
     }
 }
 
-/// The last `capacity` received msg_ids (spec §1.6.8; tdlib keeps 1000).
+/// The last `capacity` received msg_ids (Docs/MTProto.md §1.6.8; tdlib keeps 1000).
 ///
 /// A msg_id is refused when it equals a stored one, or when the window is full and the id is not
 /// above the lowest stored one. Otherwise it is stored and, if the window overflows, the lowest id

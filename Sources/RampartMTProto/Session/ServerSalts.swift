@@ -1,4 +1,4 @@
-// Server salts (spec §2.3): the current salt plus future salts with validity windows.
+// Server salts (Docs/MTProto.md §2.3): the current salt plus future salts with validity windows.
 
 /// The server salts a client knows: the current one and future salts (from `future_salts`), chosen
 /// by server time.
@@ -15,7 +15,7 @@ public struct ServerSalts: Sendable, Hashable {
     /// Salts starting from `current`.
     public init(current: Int64) { self.current = current }
 
-    /// The initial server salt (spec §2.3): bytes 0..<8 of new_nonce XOR bytes 0..<8 of
+    /// The initial server salt (Docs/MTProto.md §2.3): bytes 0..<8 of new_nonce XOR bytes 0..<8 of
     /// server_nonce, read as a little-endian int64. Returns nil unless new_nonce has 32 bytes and
     /// server_nonce 16.
     public static func initialSalt(newNonce: [UInt8], serverNonce: [UInt8]) -> Int64? {

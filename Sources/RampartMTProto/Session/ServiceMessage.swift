@@ -1,6 +1,6 @@
-// The service messages of spec §2.5 as Swift values, with strict TL encoding and decoding.
+// The service messages of Docs/MTProto.md §2.5 as Swift values, with strict TL encoding and decoding.
 
-/// Constructor ids of the MTProto service messages (spec §2.5), as written in TL.
+/// Constructor ids of the MTProto service messages (Docs/MTProto.md §2.5), as written in TL.
 public enum ServiceConstructor {
     public static let msgContainer: UInt32 = 0x73f1_f8dc
     public static let msgCopy: UInt32 = 0xe060_46b2
@@ -29,7 +29,7 @@ public enum ServiceConstructor {
     public static let msgResendReq: UInt32 = 0x7d86_1a08
 }
 
-/// `future_salt#0949d9dc valid_since:int valid_until:int salt:long` (spec §2.3, §2.5).
+/// `future_salt#0949d9dc valid_since:int valid_until:int salt:long` (Docs/MTProto.md §2.3, §2.5).
 public struct FutureSalt: Sendable, Hashable {
     /// Unix time from which the salt is valid.
     public var validSince: Int32
@@ -61,7 +61,7 @@ public struct RPCError: Sendable, Hashable, Error {
     public static let methodNotSupported = RPCError(code: 400, message: "METHOD_NOT_SUPPORTED")
 }
 
-/// A message of the MTProto service layer (spec §2.5), or any other TL object as ``unknown(constructor:body:)``.
+/// A message of the MTProto service layer (Docs/MTProto.md §2.5), or any other TL object as ``unknown(constructor:body:)``.
 ///
 /// ```swift
 /// let m = try ServiceMessage(decoding: body)       // strict: known constructors must fill `body`
@@ -121,7 +121,7 @@ public enum ServiceMessage: Sendable, Hashable {
     /// Any other object (an RPC query or result): its constructor id and the whole body, constructor included.
     case unknown(constructor: UInt32, body: [UInt8])
 
-    /// At most this many ids in msgs_ack, msgs_state_req and msg_resend_req (spec §2.5).
+    /// At most this many ids in msgs_ack, msgs_state_req and msg_resend_req (Docs/MTProto.md §2.5).
     public static let maxAckIds = 8192
     /// At most this many salts in future_salts (get_future_salts asks for 1...64).
     public static let maxFutureSalts = 64
@@ -268,7 +268,7 @@ public enum ServiceMessage: Sendable, Hashable {
         return w.bytes
     }
 
-    /// Whether a message with this body must be content-related (odd seq_no) per spec §2.2:
+    /// Whether a message with this body must be content-related (odd seq_no) per Docs/MTProto.md §2.2:
     /// false for msgs_ack, msg_container, msg_copy, gzip_packed, pong and the other replies that
     /// need no acknowledgement; true for queries (ping, get_future_salts, destroy_session, any
     /// RPC) and for new_session_created, rpc_result and the notifications a client must ack.
@@ -299,7 +299,7 @@ public struct ContainerMessage: Sendable, Hashable {
     }
 }
 
-/// `msg_container#73f1f8dc messages:vector<%message>` (spec §2.5): a bare vector (count, no
+/// `msg_container#73f1f8dc messages:vector<%message>` (Docs/MTProto.md §2.5): a bare vector (count, no
 /// `vector` constructor) of at most 1024 messages, no nesting, every inner msg_id below the
 /// container's own id. Empty containers are legal.
 public enum MessageContainer {

@@ -1,4 +1,4 @@
-// An MTProto session (spec §2) for either end: msg_id and seq_no generation, salts, the receiver
+// An MTProto session (Docs/MTProto.md §2) for either end: msg_id and seq_no generation, salts, the receiver
 // checks of §1.6 with the replay and time windows, containers in both directions, and acks.
 
 /// One message received in a session: a whole packet's body, or one message unpacked from a
@@ -14,10 +14,10 @@ public struct IncomingMessage: Sendable, Hashable {
     public var containerId: Int64?
     /// The `salt` of the packet that carried it.
     public var salt: Int64
-    /// The quick-ack value of the packet that carried it (spec §1.7).
+    /// The quick-ack value of the packet that carried it (Docs/MTProto.md §1.7).
     public var quickAck: UInt32
 
-    /// Whether the sender marked it content-related (odd seq_no, spec §2.2).
+    /// Whether the sender marked it content-related (odd seq_no, Docs/MTProto.md §2.2).
     public var isContentRelated: Bool { seqNo & 1 == 1 }
     /// The body's constructor id (0 for a body shorter than 4 bytes).
     public var constructor: UInt32 { readLE32Array(body) }
@@ -35,7 +35,7 @@ public struct OutgoingMessage: Sendable, Hashable {
     public var seqNo: Int32
     /// For a container: the msg_ids given to its messages, in order. Empty otherwise.
     public var innerMsgIds: [Int64]
-    /// The quick-ack value the server will send back if the transport asks for one (spec §1.7).
+    /// The quick-ack value the server will send back if the transport asks for one (Docs/MTProto.md §1.7).
     public var quickAck: UInt32
 }
 
@@ -44,7 +44,7 @@ public struct OutgoingBody: Sendable, Hashable {
     /// The serialized TL object.
     public var body: [UInt8]
     /// Content-related (odd seq_no, must be acked): RPC queries and their results, not acks,
-    /// containers, pongs (spec §2.2).
+    /// containers, pongs (Docs/MTProto.md §2.2).
     public var contentRelated: Bool
     /// For a server: whether the msg_id marks a response (≡ 1 mod 4) rather than a
     /// server-initiated message (≡ 3). Ignored by a client.
@@ -62,7 +62,7 @@ public struct OutgoingBody: Sendable, Hashable {
     }
 }
 
-/// An MTProto session bound to one auth key, for a client or a server (spec §2).
+/// An MTProto session bound to one auth key, for a client or a server (Docs/MTProto.md §2).
 ///
 /// Sans-I/O: ``encrypt(_:contentRelated:now:isResponse:using:)`` returns packets, ``decrypt(_:now:)``
 /// takes them; time comes in as `now` (local Unix seconds) and randomness as a generator.
@@ -83,7 +83,7 @@ public struct OutgoingBody: Sendable, Hashable {
 /// let out = try s.encrypt(replies, now: now, using: &rng)   // one message or a container
 /// ```
 ///
-/// Receiving applies every check of spec §1.6 (auth_key_id, msg_key, lengths and padding,
+/// Receiving applies every check of Docs/MTProto.md §1.6 (auth_key_id, msg_key, lengths and padding,
 /// session_id, msg_id parity, the replay window, and the time window: always for a server, for a
 /// client once the clock offset is known) and the container rules of §2.5. A failed packet throws and
 /// leaves the session exactly as it was: ``MTProtoError/rejectedMessage`` for the §1.6 checks,
@@ -101,7 +101,7 @@ public struct Session: Sendable {
     public var messageIds: MessageIDGenerator
     /// seq_no of outgoing messages.
     public private(set) var seqNo = SeqNoCounter()
-    /// The last received msg_ids (spec §1.6.8).
+    /// The last received msg_ids (Docs/MTProto.md §1.6.8).
     public private(set) var replayWindow: ReplayWindow
     /// Received content-related msg_ids not yet acknowledged, oldest first.
     public private(set) var pendingAcks: [Int64] = []
@@ -119,7 +119,7 @@ public struct Session: Sendable {
     /// (``makeNewSessionCreated(uniqueId:)`` clears it).
     public private(set) var needsNewSessionCreated = false
 
-    /// A client session with the given `session_id` (random, chosen by the client, spec §2.4) and
+    /// A client session with the given `session_id` (random, chosen by the client, Docs/MTProto.md §2.4) and
     /// the current server salt; `timeOffset` = server time − local time when known (from the
     /// handshake's `server_time`).
     public init(client authKey: AuthKey, sessionId: Int64, salt: Int64, timeOffset: Double? = nil,
@@ -169,7 +169,7 @@ public struct Session: Sendable {
     }
 
     /// Encrypts several bodies: one alone as a plain message, two or more (at most 1024) in a
-    /// `msg_container` whose msg_id is above all of theirs and whose seq_no is non-content (spec §2.5).
+    /// `msg_container` whose msg_id is above all of theirs and whose seq_no is non-content (Docs/MTProto.md §2.5).
     public mutating func encrypt<R: RandomNumberGenerator>(
         _ bodies: [OutgoingBody], now: Double, using rng: inout R
     ) throws(MTProtoError) -> OutgoingMessage {
@@ -225,7 +225,7 @@ public struct Session: Sendable {
     /// msg_ids in ``pendingAcks``.
     ///
     /// Inside a container, a message whose msg_id was already received is dropped silently (a
-    /// resend in a new container, spec §2.1); the others are returned in order.
+    /// resend in a new container, Docs/MTProto.md §2.1); the others are returned in order.
     ///
     /// A client also updates itself from what it receives: the clock offset from the first server
     /// msg_id when none is known yet and from bad_msg_notification codes 16/17; the salt from

@@ -1,5 +1,5 @@
 // A minimal, strict TL (Type Language) reader and writer: the primitive types the handshake and the
-// service messages need (spec §0). Everything is little-endian; int128/int256 are opaque byte strings
+// service messages need (Docs/MTProto.md §0). Everything is little-endian; int128/int256 are opaque byte strings
 // copied verbatim; `bytes`/`string` use the 1-byte or 0xFE + 3-byte length prefix and zero padding to
 // a multiple of 4.
 
@@ -75,7 +75,7 @@ public struct TLWriter: Sendable {
     /// Writes a TL `string` (UTF-8 in `bytes` form).
     public mutating func string(_ s: String) { tlBytes(Array(s.utf8)) }
 
-    /// Writes a big number as TL `bytes` holding its minimal big-endian magnitude (spec §0).
+    /// Writes a big number as TL `bytes` holding its minimal big-endian magnitude (Docs/MTProto.md §0).
     public mutating func bigInteger(_ v: BigUInt) { tlBytes(v.bigEndianBytes()) }
 
     /// Writes the boxed vector header: `vector#1cb5c415` and the count.

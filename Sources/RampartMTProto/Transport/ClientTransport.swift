@@ -1,4 +1,4 @@
-// The client end of a connection in any transport (spec §6): plain framing, obfuscated2 or fake-TLS
+// The client end of a connection in any transport (Docs/MTProto.md §6): plain framing, obfuscated2 or fake-TLS
 // behind one interface, for callers that pick the transport at run time.
 
 /// The client end of one connection, in the transport chosen at creation.

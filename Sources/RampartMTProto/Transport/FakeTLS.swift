@@ -1,8 +1,8 @@
-// Fake-TLS, the client side (spec §6.7): a browser-like TLS 1.3 ClientHello whose random field is an
+// Fake-TLS, the client side (Docs/MTProto.md §6.7): a browser-like TLS 1.3 ClientHello whose random field is an
 // HMAC-SHA256 of the hello under the MTProxy secret with the time folded in, the server-hello check,
 // and TLS application-data records around an obfuscated2 stream.
 
-/// Fake-TLS building blocks (spec §6.7).
+/// Fake-TLS building blocks (Docs/MTProto.md §6.7).
 public enum FakeTLS {
     /// The largest application-data record payload written (tdlib's cap).
     public static let maxRecordPayload = 2878
@@ -179,7 +179,7 @@ struct HelloWriter {
     }
 }
 
-/// The client end of a fake-TLS connection (spec §6.7): a ClientHello, the server-hello check, then an
+/// The client end of a fake-TLS connection (Docs/MTProto.md §6.7): a ClientHello, the server-hello check, then an
 /// obfuscated2 stream (§6.6) inside TLS application-data records.
 ///
 /// ```swift

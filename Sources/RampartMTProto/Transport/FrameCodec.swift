@@ -1,8 +1,8 @@
-// The four MTProto framings (spec §6.1–6.4) with quick-ack framing (§1.7, §6.1, §6.2) and the
+// The four MTProto framings (Docs/MTProto.md §6.1–6.4) with quick-ack framing (§1.7, §6.1, §6.2) and the
 // transport-level special packets (§6.5), as an encoder and a streaming decoder. Plain values: no I/O,
 // no clock; the only randomness (padded intermediate's padding) comes in as a parameter.
 
-/// Turns packets into transport frames for one direction of one connection (spec §6.1–6.4).
+/// Turns packets into transport frames for one direction of one connection (Docs/MTProto.md §6.1–6.4).
 ///
 /// A `.client` encoder prepends the framing's tag (§6.1–6.3) to its first frame unless told not to
 /// (inside obfuscated2 the tag travels in the 64-byte header instead). A full-transport encoder numbers
@@ -112,7 +112,7 @@ public struct TransportEncoder: Sendable, Hashable {
         return out
     }
 
-    /// A quick-ack reply (server → client, spec §1.7): the 4-byte value with bit 31 set, little-endian
+    /// A quick-ack reply (server → client, Docs/MTProto.md §1.7): the 4-byte value with bit 31 set, little-endian
     /// in intermediate, padded intermediate and full, byte-swapped (big-endian) in abridged. It takes
     /// the place of a length field and does not advance the full transport's sequence number.
     public func encodeQuickAck(_ value: UInt32) -> [UInt8] {
@@ -129,7 +129,7 @@ public struct TransportEncoder: Sendable, Hashable {
     }
 }
 
-/// A streaming decoder for one direction of one connection (spec §6.1–6.5).
+/// A streaming decoder for one direction of one connection (Docs/MTProto.md §6.1–6.5).
 ///
 /// Feed it bytes as they arrive, split anywhere, then call ``next()`` until it returns `nil`:
 ///

@@ -1,8 +1,8 @@
-// The obfuscated transport "obfuscated2" (spec §6.6): a 64-byte random header that carries the
+// The obfuscated transport "obfuscated2" (Docs/MTProto.md §6.6): a 64-byte random header that carries the
 // AES-256-CTR keys of both directions, the protocol tag and the DC id, then every byte in both
 // directions through one continuous CTR stream per direction. Optional MTProxy secret.
 
-/// An MTProxy secret (spec §6.6, "MTProxy secrets"): 16 bytes, optionally with a mode prefix.
+/// An MTProxy secret (Docs/MTProto.md §6.6, "MTProxy secrets"): 16 bytes, optionally with a mode prefix.
 ///
 /// * 16 bytes: a plain secret (obfuscated2 over intermediate).
 /// * `dd` + 16 bytes: "secure" mode: padded intermediate is forced.
@@ -57,7 +57,7 @@ public struct MTProxySecret: Sendable, Equatable {
     public var framing: TransportFraming { mode == .plain ? .intermediate : .paddedIntermediate }
 }
 
-/// Constants and key derivation of the obfuscated2 transport (spec §6.6).
+/// Constants and key derivation of the obfuscated2 transport (Docs/MTProto.md §6.6).
 public enum Obfuscated2 {
     /// The length of the connection header.
     public static let headerLength = 64
@@ -137,7 +137,7 @@ public enum Obfuscated2 {
     }
 }
 
-/// One end of an obfuscated2 connection (spec §6.6): a framing codec inside two AES-256-CTR streams.
+/// One end of an obfuscated2 connection (Docs/MTProto.md §6.6): a framing codec inside two AES-256-CTR streams.
 ///
 /// Client: ``init(framing:dcId:secret:maxPacketLength:using:)`` draws the header; the first
 /// ``encode(_:quickAckRequest:using:)`` output starts with it (or take it early with
@@ -250,7 +250,7 @@ public final class Obfuscated2Codec {
         return takeHeader() + encryptor.process(frame)
     }
 
-    /// An encrypted quick-ack reply (server; spec §1.7).
+    /// An encrypted quick-ack reply (server; Docs/MTProto.md §1.7).
     public func encodeQuickAck(_ value: UInt32) -> [UInt8] {
         encryptor.process(encoder.encodeQuickAck(value))
     }

@@ -1,4 +1,4 @@
-// The server side of a connection: transport detection from the first bytes (spec §6.5 "Server-side
+// The server side of a connection: transport detection from the first bytes (Docs/MTProto.md §6.5 "Server-side
 // transport detection", §6.6 forbidden prefixes) and one object that then decodes and encodes in the
 // detected transport, plain or obfuscated2.
 
@@ -145,7 +145,7 @@ public final class ServerTransport {
         }
     }
 
-    /// A quick-ack reply for the client (spec §1.7).
+    /// A quick-ack reply for the client (Docs/MTProto.md §1.7).
     /// - Throws: ``MTProtoError/unknownTransport`` before detection.
     public func encodeQuickAck(_ value: UInt32) throws(MTProtoError) -> [UInt8] {
         switch state {

@@ -1,4 +1,4 @@
-// Shared vocabulary of the transport codecs (spec §6): which framing, which end of the connection,
+// Shared vocabulary of the transport codecs (Docs/MTProto.md §6): which framing, which end of the connection,
 // what a decoder yields, and the byte queue that the streaming decoders buffer into.
 //
 // Every decoder in Transport/ follows one contract:
@@ -14,7 +14,7 @@
 // * a length field is checked against the configured maximum as soon as the header is buffered, before
 //   the body arrives and before anything is allocated for it.
 
-/// The MTProto transport framings of spec §6.1–6.4.
+/// The MTProto transport framings of Docs/MTProto.md §6.1–6.4.
 public enum TransportFraming: Sendable, Hashable, CaseIterable {
     /// Abridged (§6.1): tag `EF`, a 1- or 4-byte length in 4-byte units. Payloads must be a multiple of 4.
     case abridged
@@ -72,7 +72,7 @@ public enum TransportEvent: Sendable, Hashable {
     /// A complete packet (normally an MTProto message). `quickAckRequested` is the client's quick-ack
     /// request flag (§6.1, §6.2); it can only be `true` on the server side.
     case packet([UInt8], quickAckRequested: Bool)
-    /// A quick acknowledgement from the server (spec §1.7): the 32-bit value with bit 31 set, to be
+    /// A quick acknowledgement from the server (Docs/MTProto.md §1.7): the 32-bit value with bit 31 set, to be
     /// matched against the value computed from the sent message's msg_key.
     case quickAck(UInt32)
     /// A transport-level error code from the server (§6.5), e.g. −404 (auth key not found),

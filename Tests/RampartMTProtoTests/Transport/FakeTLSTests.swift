@@ -49,7 +49,7 @@ private func appDataPayloads(_ bytes: [UInt8]) -> [UInt8] {
     return out
 }
 
-@Suite("Fake-TLS client (spec §6.7) and MTProxy secrets")
+@Suite("Fake-TLS client (Docs/MTProto.md §6.7) and MTProxy secrets")
 struct FakeTLSTests {
     @Test("Vector G10: both real proxy server hellos verify with their client_random", arguments: [0, 1])
     func vectorG10(index: Int) throws {
@@ -127,7 +127,7 @@ struct FakeTLSTests {
             }
             #expect(types.first! & 0x0F0F == 0x0A0A && types.last! & 0x0F0F == 0x0A0A)
 
-            // The proxy's digest check (spec §6.7).
+            // The proxy's digest check (Docs/MTProto.md §6.7).
             var zeroed = hello
             zeroed.replaceSubrange(11..<43, with: repeatElement(0, count: 32))
             let mac = HMAC<SHA256>.authenticationCode(for: zeroed, using: secret).bytes

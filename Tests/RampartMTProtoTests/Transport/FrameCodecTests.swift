@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import RampartMTProto
 
-/// The sample req_pq_multi packet of spec §10.A (40 bytes), as framed in vector D3.
+/// The sample req_pq_multi packet of Docs/MTProto.md §10.A (40 bytes), as framed in vector D3.
 private let d3Packet = transportHex("0000000000000000" + "64F70D00FCC0AB65" + "14000000" + "F18E7EBE"
     + "15A084B3B9CA2A17F03925F44B78FE68")
 
@@ -29,7 +29,7 @@ private func expectStickyError(_ dec: inout TransportDecoder, _ expected: MTProt
     }
 }
 
-@Suite("Transport framing codecs (spec §6.1–6.5)")
+@Suite("Transport framing codecs (Docs/MTProto.md §6.1–6.5)")
 struct FrameCodecTests {
     // MARK: Vectors
 

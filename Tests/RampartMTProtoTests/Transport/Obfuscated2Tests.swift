@@ -7,7 +7,7 @@ private let g8Secret = SymmetricKey(data: transportHex("8A96EF6E42A18C21837580CD
 
 private func obfuscatedFramings() -> [TransportFraming] { [.abridged, .intermediate, .paddedIntermediate] }
 
-@Suite("obfuscated2 and transport detection (spec §6.5, §6.6)")
+@Suite("obfuscated2 and transport detection (Docs/MTProto.md §6.5, §6.6)")
 struct Obfuscated2Tests {
     // MARK: Vectors
 

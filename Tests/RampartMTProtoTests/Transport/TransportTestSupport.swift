@@ -73,7 +73,7 @@ func transportPacket(_ n: Int, seed: UInt64) -> [UInt8] {
     return r.bytes(n)
 }
 
-/// Padded intermediate hands over the payload plus `padding - padding % 4` junk bytes (spec §6.3, §9.5):
+/// Padded intermediate hands over the payload plus `padding - padding % 4` junk bytes (Docs/MTProto.md §6.3, §9.5):
 /// checks that each received packet is the sent one plus 0, 4, 8 or 12 bytes, and strips the junk.
 func transportStripPadding(_ got: [TransportEvent], like sent: [TransportEvent]) -> [TransportEvent] {
     guard got.count == sent.count else { return got }

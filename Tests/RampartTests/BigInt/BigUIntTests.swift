@@ -191,7 +191,7 @@ private let rfc3526Group14 = big(
 
     @Test func generatorRule() throws {
         let p = DiffieHellman.telegramPrime
-        // Spec §4: for Telegram's prime g ∈ {3, 4, 7} are valid and {2, 5, 6} are not.
+        // Docs/MTProto.md §4: for Telegram's prime g ∈ {3, 4, 7} are valid and {2, 5, 6} are not.
         for g in [3, 4, 7] { #expect(DiffieHellman.isValidGenerator(g, prime: p), "g = \(g)") }
         for g in [2, 5, 6] {
             #expect(throws: RampartError.dhCheckFailed(.generatorNotQuadraticResidue)) { try DiffieHellman.checkGenerator(g, prime: p) }
@@ -231,7 +231,7 @@ private let rfc3526Group14 = big(
 
 @Suite struct FactorizationTests {
     @Test func telegramSamplePQ() throws {
-        // The official handshake sample (spec §10.A) and gotd's older one (spec §9 item 3).
+        // The official handshake sample (Docs/MTProto.md §10.A) and gotd's older one (Docs/MTProto.md §9.3).
         let (p, q) = try Factorization.factorPQ(0x17ED48941A08F981)
         #expect(p == 0x494C553B && q == 0x53911073)
         let (p2, q2) = try Factorization.factorPQ(1468428376148703121)

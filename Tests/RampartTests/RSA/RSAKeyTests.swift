@@ -15,7 +15,7 @@ private struct KeyRNG: RandomNumberGenerator {
     }
 }
 
-/// Telegram's production key (spec §3.6), PKCS#1 PEM.
+/// Telegram's production key (Docs/MTProto.md §3.6), PKCS#1 PEM.
 private let telegramProductionPEM = """
 -----BEGIN RSA PUBLIC KEY-----
 MIIBCgKCAQEA6LszBcC1LGzyr992NzE0ieY+BSaOW622Aa9Bd4ZHLl+TuFQ4lo4g
