@@ -359,11 +359,32 @@ private func checkSessionPacket(_ session: inout Session, _ packet: [UInt8], now
         let window = r.header.sessionId != session.sessionId ? ReplayWindow(capacity: session.replayWindow.capacity) : session.replayWindow
         if !window.accepts(r.header.msgId) { reference = nil }
     }
+    // A server refuses (without committing) an authentic message under a salt it does not accept.
+    var saltRejection: RejectedSalt?
+    if let r = reference, role == .server, let t = serverTime, !session.salts.accepts(r.header.salt, at: t) {
+        saltRejection = RejectedSalt(msgId: r.header.msgId, seqNo: r.header.seqNo, sessionId: r.header.sessionId, salt: r.header.salt)
+        reference = nil
+    }
     let messages: [IncomingMessage]
     do throws(MTProtoError) {
         messages = try session.decrypt(packet, now: now)
     } catch {
         FuzzCheck.require(SessionSnapshot(session) == before, "a failed decrypt (\(error)) changed the session")
+        if let want = saltRejection {
+            FuzzCheck.require(error == .badServerSalt(want), "a message under a bad salt threw \(error)")
+            // The answer goes in the message's session and opens there.
+            guard let out = try? session.encryptBadServerSalt(answering: want, now: now, using: &rng),
+                  let opened = ReferenceEnvelope.open(out.packet, key: session.authKey, direction: role.outgoing,
+                                                      sessionId: want.sessionId, serverTime: nil, window: nil) else {
+                FuzzCheck.fail("the bad_server_salt answer does not open")
+            }
+            FuzzCheck.require(opened.body == ServiceMessage.badServerSalt(badMsgId: want.msgId, badMsgSeqNo: want.seqNo, errorCode: 48,
+                                                                          newServerSalt: session.salts.current).encoded(),
+                              "bad_server_salt body")
+            FuzzCheck.require(SessionSnapshot(session).replayWindow == before.replayWindow
+                              && SessionSnapshot(session).sessionId == before.sessionId, "answering a bad salt changed the receive state")
+            return
+        }
         if let r = reference, readLE32(r.body) != ServiceConstructor.msgContainer, readLE32(r.body) != ServiceConstructor.msgsAck {
             FuzzCheck.fail("a plain message the §1.6 reference accepts was refused: \(error)")
         }

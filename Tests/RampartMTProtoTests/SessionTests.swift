@@ -409,6 +409,45 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(got.map(\.msgId) == [freshId])
     }
 
+    @Test func serverRefusesAWrongSaltBeforeCommitting() throws {
+        var (client, server) = pair()
+        var rng = MsgSplitMix(seed: 31)
+        let sid = try #require(client.sessionId)
+        _ = try server.decrypt(try client.encrypt(ServiceMessage.ping(pingId: 1).encoded(), contentRelated: true, now: t0, using: &rng).packet,
+                               now: t0)
+        let windowBefore = server.replayWindow, acksBefore = server.pendingAcks, firstBefore = server.firstMessageId
+        // One msg_id sealed under a wrong salt, then under the right one.
+        let msgId = client.messageIds.next(now: t0)
+        func packet(salt: Int64, session: Int64, id: Int64) throws -> [UInt8] {
+            try EncryptedMessage.encrypt(body: ServiceMessage.ping(pingId: 2).encoded(),
+                                         header: MessageHeader(salt: salt, sessionId: session, msgId: id, seqNo: 3),
+                                         authKey: client.authKey, direction: .clientToServer, using: &rng).packet
+        }
+        let bad = try packet(salt: 78, session: sid, id: msgId)
+        #expect(throws: MTProtoError.badServerSalt(RejectedSalt(msgId: msgId, seqNo: 3, sessionId: sid, salt: 78))) {
+            try server.decrypt(bad, now: t0)
+        }
+        #expect(server.replayWindow == windowBefore && server.pendingAcks == acksBefore && server.sessionId == sid)
+        // The msg_id was not consumed: the same id under the right salt is processed.
+        let good = try server.decrypt(try packet(salt: 77, session: sid, id: msgId), now: t0)
+        #expect(good.map(\.msgId) == [msgId] && server.pendingAcks == acksBefore + [msgId])
+
+        // A wrong salt on the first packet of another session starts nothing.
+        let otherId = client.messageIds.next(now: t0)
+        let rejected = RejectedSalt(msgId: otherId, seqNo: 3, sessionId: 42, salt: 78)
+        #expect(throws: MTProtoError.badServerSalt(rejected)) { try server.decrypt(try packet(salt: 78, session: 42, id: otherId), now: t0) }
+        #expect(server.sessionId == sid && server.firstMessageId == firstBefore)
+        // The answer goes in that session, names the message and carries the current salt.
+        let answer = try server.encryptBadServerSalt(answering: rejected, now: t0, using: &rng)
+        var other = Session(client: client.authKey, sessionId: 42, salt: 78, timeOffset: 0)
+        let got = try other.decrypt(answer.packet, now: t0)
+        #expect(try got.map { try $0.decoded() } == [.badServerSalt(badMsgId: otherId, badMsgSeqNo: 3, errorCode: 48, newServerSalt: 77)])
+        #expect(other.salts.current == 77 && answer.msgId & 3 == 1 && answer.seqNo == 0)
+        #expect(server.sessionId == sid && server.replayWindow.accepts(otherId))
+        // A client session cannot send it.
+        #expect(throws: MTProtoError.self) { try client.encryptBadServerSalt(answering: rejected, now: t0, using: &rng) }
+    }
+
     @Test func serverStartsNewSessionOnOtherSessionId() throws {
         var (client, server) = pair()
         var rng = MsgSplitMix(seed: 13)

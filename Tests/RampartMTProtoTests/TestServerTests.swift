@@ -203,7 +203,9 @@ func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
     let (badId, first) = try roundTrip(&s)
     #expect(first.contains(.badServerSalt(badMsgId: badId, badMsgSeqNo: 1, errorCode: 48, newServerSalt: result.serverSalt)), "\(first)")
     #expect(!first.contains { if case .pong = $0 { true } else { false } }, "a message under a bad salt is not processed")
+    #expect(!first.contains { if case .newSessionCreated = $0 { true } else { false } }, "a refused message starts no session: \(first)")
     #expect(s.salts.current == result.serverSalt, "the client adopted the salt")
     let (goodId, second) = try roundTrip(&s)
     #expect(second.contains(.pong(msgId: goodId, pingId: 99)), "\(second)")
+    #expect(second.contains { if case .newSessionCreated(goodId, _, result.serverSalt) = $0 { true } else { false } }, "\(second)")
 }

@@ -6,7 +6,7 @@
 ///
 /// Feed it the client's message bodies in order. A message that fails a check throws
 /// ``MTProtoError`` and leaves the machine unchanged; the caller answers with transport error −404
-/// (or −444 for ``MTProtoError/handshakeFailed(_:)`` with a DC mismatch, see ``dcMismatch``).
+/// (or −444 for ``MTProtoError/wrongDC(requested:served:)``).
 public struct ServerHandshake: Sendable {
     /// Fixed inputs.
     public struct Configuration: Sendable {
@@ -45,9 +45,6 @@ public struct ServerHandshake: Sendable {
         /// Send this body (`dh_gen_fail`); the exchange is over without a key.
         case failed(send: [UInt8])
     }
-
-    /// The message of the error thrown for a client that asked for another DC (answer −444).
-    public static let dcMismatch = "DC id does not match this server"
 
     enum State: Sendable {
         case waitingReqPQ
@@ -152,7 +149,7 @@ public struct ServerHandshake: Sendable {
         }
         if let mine = configuration.dc, let theirs = inner.kind.dc {
             // Test DCs add 10000 and media DCs are negative; compare the plain DC number.
-            guard abs(Int(theirs)) % 10000 == abs(Int(mine)) % 10000 else { throw .handshakeFailed(Self.dcMismatch) }
+            guard abs(Int(theirs)) % 10000 == abs(Int(mine)) % 10000 else { throw .wrongDC(requested: theirs, served: mine) }
         }
         if let e = inner.kind.expiresIn, e <= 0 { throw .handshakeFailed("expires_in must be positive") }
 

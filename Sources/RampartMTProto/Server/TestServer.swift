@@ -356,26 +356,28 @@ public struct TestServer {
         do {
             let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: conn.transport.framing == .paddedIntermediate)
             messages = try state.session.decrypt(trimmed, now: now)
+        } catch .badServerSalt(let rejected) {
+            // Server salt (spec §2.3): the message was authentic but is not processed, and the
+            // session did not consume its msg_id; bad_server_salt (code 48) carries the current
+            // salt, and the client re-sends under it.
+            touch(&state, now: now)
+            reply.log.append("connection \(id): bad server salt \(hex64(UInt64(bitPattern: rejected.salt))), answering bad_server_salt")
+            let sent: Bool
+            do {
+                let out = try state.session.encryptBadServerSalt(answering: rejected, now: now, using: &rng)
+                reply.send += try conn.transport.encode(out.packet, using: &rng)
+                sent = true
+            } catch {
+                reply.log.append("connection \(id): cannot answer (\(error)), closing")
+                sent = false
+            }
+            keys[keyId] = state
+            return sent
         } catch {
             reply.log.append("connection \(id): message rejected (\(error)), closing")
             return false
         }
         touch(&state, now: now)
-        // Server salt (spec §2.3): a message under a salt that is neither current nor a valid
-        // future one gets bad_server_salt (code 48) with the current salt and is not processed; the
-        // client adopts the salt and re-sends under a new msg_id.
-        if let first = messages.first, !state.session.salts.accepts(first.salt, at: now) {
-            var replies: [OutgoingBody] = []
-            if state.session.needsNewSessionCreated {
-                replies.append(OutgoingBody(state.session.makeNewSessionCreated(uniqueId: Int64(bitPattern: rng.next()))))
-            }
-            replies.append(OutgoingBody(.badServerSalt(badMsgId: first.containerId ?? first.msgId, badMsgSeqNo: first.seqNo,
-                                                       errorCode: 48, newServerSalt: state.session.salts.current)))
-            reply.log.append("connection \(id): bad server salt \(hex64(UInt64(bitPattern: first.salt))), answering bad_server_salt")
-            let sent = send(replies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
-            keys[keyId] = state
-            return sent
-        }
         if quickAck, let first = messages.first {
             if let b = try? conn.transport.encodeQuickAck(first.quickAck) { reply.send += b }
         }
@@ -441,7 +443,8 @@ public struct TestServer {
         do {
             step = try conn.handshake.receive(message.body, now: Int64(now), using: &rng)
         } catch {
-            let code: Int32 = error == .handshakeFailed(ServerHandshake.dcMismatch) ? -444 : -404
+            let code: Int32
+            if case .wrongDC = error { code = -444 } else { code = -404 }
             reply.log.append("connection \(id): handshake refused (\(error)), answering \(code)")
             send(error: code, conn, &reply, using: &rng)
             return false

@@ -154,17 +154,49 @@ public struct Session: Sendable {
         _ body: [UInt8], contentRelated: Bool, now: Double, isResponse: Bool = false, using rng: inout R
     ) throws(MTProtoError) -> OutgoingMessage {
         guard let sid = sessionId else { throw .invalidMessage("no session yet: a server sends after the client's first message") }
+        var seq = seqNo
+        let out = try seal(body, contentRelated: contentRelated, sessionId: sid, seqNo: &seq, now: now,
+                           isResponse: isResponse, using: &rng)
+        seqNo = seq
+        return out
+    }
+
+    /// Server: encrypts the `bad_server_salt` (error code 48, spec §2.3) owed for a message that
+    /// ``decrypt(_:now:)`` refused with ``MTProtoError/badServerSalt(_:)``. It names the message's
+    /// msg_id and seq_no, carries the current salt, and goes in the message's session_id, which
+    /// this session has not adopted (a packet that would have started a new session did not). It
+    /// is a response (msg_id ≡ 1 mod 4) and not content-related; the receive state (session_id,
+    /// replay window, pending acks) is untouched.
+    /// - Throws: ``MTProtoError/invalidMessage(_:)`` for a client session.
+    public mutating func encryptBadServerSalt<R: RandomNumberGenerator>(
+        answering rejected: RejectedSalt, now: Double, using rng: inout R
+    ) throws(MTProtoError) -> OutgoingMessage {
+        guard role == .server else { throw .invalidMessage("bad_server_salt is sent by a server") }
+        let body = ServiceMessage.badServerSalt(badMsgId: rejected.msgId, badMsgSeqNo: rejected.seqNo, errorCode: 48,
+                                                newServerSalt: salts.current).encoded()
+        // Not content-related, so the counter does not move: a session not started yet numbers from 0.
+        var seq = rejected.sessionId == sessionId ? seqNo : SeqNoCounter()
+        return try seal(body, contentRelated: false, sessionId: rejected.sessionId, seqNo: &seq, now: now,
+                        isResponse: true, using: &rng)
+    }
+
+    /// Encrypts one body under `sid` with the next msg_id and the seq_no from `seq`; commits the
+    /// msg_id generator and `seq` only on success.
+    private mutating func seal<R: RandomNumberGenerator>(
+        _ body: [UInt8], contentRelated: Bool, sessionId sid: Int64, seqNo seq: inout SeqNoCounter, now: Double,
+        isResponse: Bool, using rng: inout R
+    ) throws(MTProtoError) -> OutgoingMessage {
         guard body.count % 4 == 0, body.count <= EncryptedMessage.maxBodyLength else {
             throw .invalidMessage("message_data length \(body.count)")
         }
-        var ids = messageIds, seq = seqNo
+        var ids = messageIds, counter = seq
         let id = ids.next(now: now, isResponse: isResponse)
-        let s = seq.next(contentRelated: contentRelated)
+        let s = counter.next(contentRelated: contentRelated)
         let header = MessageHeader(salt: salts.current, sessionId: sid, msgId: id, seqNo: s)
         let (packet, qa) = try EncryptedMessage.encrypt(body: body, header: header, authKey: authKey,
                                                         direction: role.outgoing, padding: padding, using: &rng)
         messageIds = ids
-        seqNo = seq
+        seq = counter
         return OutgoingMessage(packet: packet, msgId: id, seqNo: s, innerMsgIds: [], quickAck: qa)
     }
 
@@ -232,8 +264,13 @@ public struct Session: Sendable {
     /// bad_server_salt and new_session_created; future salts from future_salts.
     ///
     /// - Parameter now: local time in Unix seconds.
-    /// - Throws: ``MTProtoError/rejectedMessage`` for any §1.6 check; ``MTProtoError/invalidServiceMessage(_:)``
-    ///   or a TL error for a malformed container. The session is unchanged then.
+    /// A server also checks the salt (spec §2.3) before it commits anything: a message under a salt
+    /// that ``ServerSalts/accepts(_:at:)`` refuses throws ``MTProtoError/badServerSalt(_:)`` and does
+    /// not consume its msg_id, start a session or queue an ack.
+    ///
+    /// - Throws: ``MTProtoError/rejectedMessage`` for any §1.6 check; ``MTProtoError/badServerSalt(_:)``
+    ///   (server) for a salt it does not accept; ``MTProtoError/invalidServiceMessage(_:)`` or a TL
+    ///   error for a malformed container. The session is unchanged then.
     public mutating func decrypt<P: Collection<UInt8>>(_ packet: P, now: Double) throws(MTProtoError) -> [IncomingMessage] {
         let enforceTime = role == .server || messageIds.timeOffset != nil
         let serverTime: Double? = enforceTime ? messageIds.serverTime(at: now) : nil
@@ -255,6 +292,13 @@ public struct Session: Sendable {
         let newSession = role == .server && m.header.sessionId != sessionId
         let window = newSession ? ReplayWindow(capacity: replayWindow.capacity) : replayWindow
         guard window.accepts(m.header.msgId) else { throw .rejectedMessage }
+        // Server salt (spec §2.3), checked before anything is committed: a message under a salt
+        // that is neither current nor a valid future one is not processed, and must not consume its
+        // msg_id or start a session (the client re-sends it under the new salt).
+        if role == .server, !salts.accepts(m.header.salt, at: messageIds.serverTime(at: now)) {
+            throw .badServerSalt(RejectedSalt(msgId: m.header.msgId, seqNo: m.header.seqNo,
+                                              sessionId: m.header.sessionId, salt: m.header.salt))
+        }
 
         // Unpack a container (checked completely before anything changes).
         var messages: [IncomingMessage] = []
