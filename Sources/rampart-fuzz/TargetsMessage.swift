@@ -239,11 +239,10 @@ private func encryptRoundTrip(_ input: inout FuzzInput, direction: MTProtoDirect
 /// Everything observable about a session.
 struct SessionSnapshot: Equatable {
     var sessionId: Int64?, salts: ServerSalts, messageIds: MessageIDGenerator, seqNo: SeqNoCounter
-    var replayWindow: ReplayWindow, pendingAcks: [Int64], firstMessageId: Int64?, needsNewSessionCreated: Bool
+    var replayWindow: ReplayWindow, pendingAcks: [Int64], firstMessageId: Int64?
     init(_ s: Session) {
         sessionId = s.sessionId; salts = s.salts; messageIds = s.messageIds; seqNo = s.seqNo
         replayWindow = s.replayWindow; pendingAcks = s.pendingAcks; firstMessageId = s.firstMessageId
-        needsNewSessionCreated = s.needsNewSessionCreated
     }
 }
 
@@ -269,6 +268,7 @@ let sessionDecryptTarget = FuzzTarget(
             session.acceptsNewSessions = flags & 2 != 0
         }
         var rng = FuzzRNG(seed: UInt64(flags))
+        var policy = StandardServerReplies()
         let incoming = role.incoming
         var last: [UInt8] = []
         for _ in 0..<8 where !input.isAtEnd {
@@ -313,7 +313,7 @@ let sessionDecryptTarget = FuzzTarget(
                 packet = ReferenceEnvelope.seal(messagePlaintext(header, body: body, padding: pad), key: key, direction: incoming)
             }
             last = packet
-            checkSessionPacket(&session, packet, now: now, structuredBody: outerBody, using: &rng)
+            checkSessionPacket(&session, &policy, packet, now: now, structuredBody: outerBody, using: &rng)
         }
     },
     seeds: {
@@ -346,7 +346,8 @@ let sessionDecryptTarget = FuzzTarget(
     })
 
 /// One packet into `session`, checked against the reference and the session's promises.
-private func checkSessionPacket(_ session: inout Session, _ packet: [UInt8], now: Double, structuredBody: [UInt8]?,
+private func checkSessionPacket(_ session: inout Session, _ policy: inout StandardServerReplies, _ packet: [UInt8], now: Double,
+                                structuredBody: [UInt8]?,
                                 using rng: inout FuzzRNG) {
     let role = session.role
     let before = SessionSnapshot(session)
@@ -422,7 +423,12 @@ private func checkSessionPacket(_ session: inout Session, _ packet: [UInt8], now
     // Whatever the session answers opens under the reference in the other direction.
     let replies: [OutgoingBody]
     if role == .server {
-        replies = session.standardServerReplies(to: messages, uniqueId: 99, now: now)
+        let announced = policy.announcedSessionId
+        replies = policy.replies(to: messages, in: &session, uniqueId: 99, now: now)
+        let created = replies.first.flatMap { try? ServiceMessage(decoding: $0.body) }
+        FuzzCheck.require((announced != session.sessionId) == (created == .newSessionCreated(firstMsgId: session.firstMessageId ?? 0,
+                                                                                             uniqueId: 99, serverSalt: session.salts.current)),
+                          "new_session_created not exactly once per new session")
     } else {
         replies = session.takeAckBody().map { [OutgoingBody($0, contentRelated: false)] } ?? []
     }

@@ -198,12 +198,13 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
         let received = try server.decrypt(ping.packet, now: t0)
         #expect(received.count == 1 && received[0].msgId == ping.msgId && received[0].isContentRelated)
-        #expect(server.sessionId == client.sessionId && server.needsNewSessionCreated && server.firstMessageId == ping.msgId)
+        #expect(server.sessionId == client.sessionId && server.firstMessageId == ping.msgId)
         #expect(server.pendingAcks == [ping.msgId])
 
-        let replies = server.standardServerReplies(to: received, uniqueId: 555, now: t0)
+        var policy = StandardServerReplies()
+        let replies = policy.replies(to: received, in: &server, uniqueId: 555, now: t0)
         #expect(replies.count == 3)  // new_session_created, pong, msgs_ack
-        #expect(!server.needsNewSessionCreated && server.pendingAcks.isEmpty)
+        #expect(policy.announcedSessionId == client.sessionId && server.pendingAcks.isEmpty)
         let out = try server.encrypt(replies, now: t0, using: &rng)
         #expect(out.innerMsgIds.count == 3 && out.innerMsgIds.allSatisfy { $0 < out.msgId } && out.msgId & 1 == 1)
 
@@ -218,7 +219,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(client.pendingAcks.isEmpty && ack.seqNo == 2)
         let serverSees = try server.decrypt(ack.packet, now: t0)
         #expect(try serverSees[0].decoded() == .msgsAck([got[0].msgId]))
-        #expect(server.standardServerReplies(to: serverSees, uniqueId: 0, now: t0).isEmpty)
+        #expect(policy.replies(to: serverSees, in: &server, uniqueId: 0, now: t0).isEmpty)
     }
 
     @Test func unknownRPCGetsMethodNotSupported() throws {
@@ -232,7 +233,8 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(sent.innerMsgIds.count == 3 && sent.seqNo == 6)
         let msgs = try server.decrypt(sent.packet, now: t0)
         #expect(msgs.map(\.msgId) == sent.innerMsgIds)
-        let replies = server.standardServerReplies(to: msgs, uniqueId: 1, now: t0)
+        var policy = StandardServerReplies()
+        let replies = policy.replies(to: msgs, in: &server, uniqueId: 1, now: t0)
         let decoded = try replies.map { try ServiceMessage(decoding: $0.body) }
         #expect(decoded.contains(.rpcResult(reqMsgId: sent.innerMsgIds[0], result: ServiceMessage.rpcError(.methodNotSupported).encoded())))
         #expect(decoded.contains(.pong(msgId: sent.innerMsgIds[2], pingId: 7)))
@@ -452,11 +454,14 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         var (client, server) = pair()
         var rng = MsgSplitMix(seed: 13)
         _ = try server.decrypt(try client.encrypt([1, 1, 1, 1], contentRelated: true, now: t0, using: &rng).packet, now: t0)
-        _ = server.standardServerReplies(to: [], uniqueId: 1, now: t0)
+        var policy = StandardServerReplies()
+        #expect(policy.replies(to: [], in: &server, uniqueId: 1, now: t0).count == 2)  // new_session_created, msgs_ack
+        #expect(policy.newSessionCreated(for: server, uniqueId: 1) == nil, "announced once")
         var other = Session(client: client.authKey, sessionId: 42, salt: 77, timeOffset: 0)
         let m = try other.encrypt([2, 2, 2, 2], contentRelated: true, now: t0, using: &rng)
         _ = try server.decrypt(m.packet, now: t0)
-        #expect(server.sessionId == 42 && server.needsNewSessionCreated && server.firstMessageId == m.msgId && server.pendingAcks == [m.msgId])
+        #expect(server.sessionId == 42 && server.firstMessageId == m.msgId && server.pendingAcks == [m.msgId])
+        #expect(policy.newSessionCreated(for: server, uniqueId: 2) == OutgoingBody(.newSessionCreated(firstMsgId: m.msgId, uniqueId: 2, serverSalt: 77)))
         server.acceptsNewSessions = false
         #expect(throws: MTProtoError.rejectedMessage) {
             try server.decrypt(try client.encrypt([3, 3, 3, 3], contentRelated: true, now: t0, using: &rng).packet, now: t0)

@@ -125,6 +125,8 @@ public struct TestServer {
     /// A key the server holds, with its session (one per key) and binding state.
     struct KeyState {
         var session: Session
+        /// What the server answers in that session (and which session it has announced).
+        var replies = StandardServerReplies()
         var expiresAt: Int64?
         /// When the key was last created or used (unix seconds), for the idle expiry.
         var lastUsedAt: Double
@@ -379,23 +381,28 @@ public struct TestServer {
         }
         touch(&state, now: now)
         if quickAck, let first = messages.first {
-            if let b = try? conn.transport.encodeQuickAck(first.quickAck) { reply.send += b }
-        }
-        var bodies: [OutgoingBody] = []
-        var rest: [IncomingMessage] = []
-        for m in messages {
-            if m.constructor == HandshakeConstructor.bindTempAuthKey {
-                bodies.append(bindTempKey(m, keyId: keyId, state: &state, reply: &reply))
-            } else {
-                rest.append(m)
+            do {
+                reply.send += try conn.transport.encodeQuickAck(first.quickAck)
+            } catch {
+                reply.log.append("connection \(id): cannot answer (\(error)), closing")
+                keys[keyId] = state
+                return false
             }
         }
-        // Standard answers; they include new_session_created (first) and the acks (last, also of
-        // bind requests); the bind results go right after new_session_created.
-        let startsSession = state.session.needsNewSessionCreated
-        var standard = state.session.standardServerReplies(to: rest, uniqueId: Int64(bitPattern: rng.next()), now: now)
-        standard.insert(contentsOf: bodies, at: startsSession ? 1 : 0)
-        let sent = standard.isEmpty || send(standard, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
+        // new_session_created first, then the bind results, the standard answers, and last the
+        // acks (also of bind requests).
+        var bodies: [OutgoingBody] = []
+        if let created = state.replies.newSessionCreated(for: state.session, uniqueId: Int64(bitPattern: rng.next())) {
+            bodies.append(created)
+        }
+        for m in messages where m.constructor == HandshakeConstructor.bindTempAuthKey {
+            bodies.append(bindTempKey(m, keyId: keyId, state: &state, reply: &reply))
+        }
+        for m in messages where m.constructor != HandshakeConstructor.bindTempAuthKey {
+            if let a = StandardServerReplies.answer(to: m, salt: state.session.salts.current, now: now) { bodies.append(a) }
+        }
+        if let acks = state.session.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
+        let sent = bodies.isEmpty || send(bodies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
         if sent { for m in messages { reply.log.append("connection \(id): \(describe(m))") } }
         keys[keyId] = state
         return sent

@@ -75,12 +75,16 @@ public struct OutgoingBody: Sendable, Hashable {
 /// if let ack = try s.encryptPendingAcks(now: now, using: &rng) { send(ack.packet) }
 /// ```
 ///
-/// Server (what the loopback server does per connection, see ``standardServerReplies(to:uniqueId:now:)``):
+/// Server (what to answer is the server's business; the loopback test server's policy is
+/// `StandardServerReplies`):
 /// ```swift
 /// var s = Session(server: key, salt: salt)
-/// let messages = try s.decrypt(packet, now: now)  // adopts the client's session_id
-/// let replies = s.standardServerReplies(to: messages, uniqueId: rng.next(), now: now)
-/// let out = try s.encrypt(replies, now: now, using: &rng)   // one message or a container
+/// do {
+///     let messages = try s.decrypt(packet, now: now)  // adopts the client's session_id, checks the salt
+///     let out = try s.encrypt(answers(to: messages), now: now, using: &rng)   // one message or a container
+/// } catch .badServerSalt(let rejected) {
+///     let out = try s.encryptBadServerSalt(answering: rejected, now: now, using: &rng)
+/// }
 /// ```
 ///
 /// Receiving applies every check of spec §1.6 (auth_key_id, msg_key, lengths and padding,
@@ -109,15 +113,14 @@ public struct Session: Sendable {
     public var padding: PaddingPolicy
     /// The receiver's time window.
     public var timeWindow = TimeWindow.standard
-    /// Server only: whether a message under a different session_id starts a new session (state is
-    /// reset, ``needsNewSessionCreated`` is set) instead of being rejected. Default true.
+    /// Server only: whether a message under a different session_id starts a new session (its
+    /// session_id is adopted; seq_no, replay window and pending acks start over) instead of being
+    /// rejected. Default true.
     public var acceptsNewSessions = true
     /// Server only: the first msg_id of the current session (the lowest id of the packet that
-    /// started it), for `new_session_created.first_msg_id`.
+    /// started it), for `new_session_created.first_msg_id` (spec §2.4). A server owes that message
+    /// whenever ``sessionId`` changes.
     public private(set) var firstMessageId: Int64?
-    /// Server only: a new session started and `new_session_created` has not been produced yet
-    /// (``makeNewSessionCreated(uniqueId:)`` clears it).
-    public private(set) var needsNewSessionCreated = false
 
     /// A client session with the given `session_id` (random, chosen by the client, spec §2.4) and
     /// the current server salt; `timeOffset` = server time − local time when known (from the
@@ -332,7 +335,6 @@ public struct Session: Sendable {
             seqNo = SeqNoCounter()
             pendingAcks = []
             firstMessageId = messages.map(\.msgId).min().map { Swift.min($0, h.msgId) } ?? h.msgId
-            needsNewSessionCreated = true
         }
         for msg in messages where msg.msgId != h.msgId { replayWindow.insert(msg.msgId) }
         replayWindow.insert(h.msgId)
@@ -345,6 +347,8 @@ public struct Session: Sendable {
     private mutating func learn(from messages: [IncomingMessage], outerMsgId: Int64, now: Double) {
         if messageIds.timeOffset == nil { messageIds.synchronize(serverMsgId: outerMsgId, now: now) }
         for msg in messages {
+            // A body that does not decode teaches nothing; it is still delivered, and the caller
+            // gets the decoding error from `decoded()` itself.
             guard let s = try? msg.decoded() else { continue }
             switch s {
             case let .badMsgNotification(_, _, code) where code == 16 || code == 17:
@@ -359,54 +363,5 @@ public struct Session: Sendable {
                 break
             }
         }
-    }
-
-    // MARK: Server helpers
-
-    /// Server: the `new_session_created` owed after a new session started (first_msg_id, the
-    /// caller's random `unique_id`, the current salt), clearing ``needsNewSessionCreated``.
-    public mutating func makeNewSessionCreated(uniqueId: Int64) -> ServiceMessage {
-        needsNewSessionCreated = false
-        return .newSessionCreated(firstMsgId: firstMessageId ?? 0, uniqueId: uniqueId, serverSalt: salts.current)
-    }
-
-    /// Server: the standard answers of the loopback test server to `messages` (what
-    /// ``decrypt(_:now:)`` returned), in order:
-    /// - `new_session_created` first when the packet started a new session;
-    /// - `ping` / `ping_delay_disconnect` → `pong` with `msg_id` = the ping's msg_id;
-    /// - `get_future_salts` → `future_salts` with the current salt, valid for an hour from `now`;
-    /// - `rpc_drop_answer` → `rpc_result` { `rpc_answer_unknown` };
-    /// - `destroy_session` → `destroy_session_none`;
-    /// - any other content-related message (an RPC, or gzip_packed: not unpacked here) →
-    ///   `rpc_result` { `rpc_error` 400 `METHOD_NOT_SUPPORTED` };
-    /// - acks, pongs and other non-content messages get no answer;
-    /// - last, a `msgs_ack` of every pending content-related id.
-    ///
-    /// Encrypt the result with ``encrypt(_:now:using:)`` (one message or a container).
-    public mutating func standardServerReplies(to messages: [IncomingMessage], uniqueId: Int64, now: Double) -> [OutgoingBody] {
-        var out: [OutgoingBody] = []
-        if needsNewSessionCreated { out.append(OutgoingBody(makeNewSessionCreated(uniqueId: uniqueId))) }
-        let unix = now.isNaN ? 0 : Int32(clamping: Int64(Swift.max(0, Swift.min(now, 2_000_000_000))))
-        for m in messages {
-            let decoded = try? m.decoded()
-            switch decoded {
-            case .ping(let id)?, .pingDelayDisconnect(let id, _)?:
-                out.append(OutgoingBody(.pong(msgId: m.msgId, pingId: id), isResponse: true))
-            case .getFutureSalts?:
-                let salt = FutureSalt(validSince: unix, validUntil: unix &+ 3600, salt: salts.current)
-                out.append(OutgoingBody(.futureSalts(reqMsgId: m.msgId, now: unix, salts: [salt]), isResponse: true))
-            case .rpcDropAnswer?:
-                out.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcAnswerUnknown.encoded()), isResponse: true))
-            case .destroySession(let id)?:
-                out.append(OutgoingBody(.destroySessionNone(sessionId: id), isResponse: true))
-            default:
-                guard m.isContentRelated else { break }
-                if case .msgsAck? = decoded { break }
-                out.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcError(.methodNotSupported).encoded()),
-                                        isResponse: true))
-            }
-        }
-        if let acks = takeAckBody() { out.append(OutgoingBody(acks, contentRelated: false)) }
-        return out
     }
 }
