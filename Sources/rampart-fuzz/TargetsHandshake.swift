@@ -9,6 +9,7 @@
 
 import Rampart
 import RampartMTProto
+import RampartMTProtoServer
 
 let handshakeNow: Int64 = 1_700_000_000
 

@@ -8,6 +8,7 @@
 
 import Rampart
 import RampartMTProto
+import RampartMTProtoServer
 
 /// The §1.6 receiver, rebuilt from the public primitives.
 enum ReferenceEnvelope {

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import RampartMTProto
+import RampartMTProtoServer
 
 /// 2024-01-20 12:47:57 UTC, the handshake sample's server_time: exactly representable, so msg_id
 /// edges are exact.

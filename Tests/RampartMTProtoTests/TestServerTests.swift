@@ -4,6 +4,7 @@
 
 import Testing
 @testable import RampartMTProto
+@testable import RampartMTProtoServer
 
 private struct Pair {
     var server: TestServer

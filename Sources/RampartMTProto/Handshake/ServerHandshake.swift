@@ -85,6 +85,10 @@ public struct ServerHandshake: Sendable {
     /// Whether the key has been established.
     public var isCompleted: Bool { if case .done = state { return true }; return false }
 
+    /// Whether the next message expected is `req_DH_params` (the one that costs an RSA private
+    /// operation; the test server rate-limits it).
+    package var awaitsReqDHParams: Bool { if case .waitingReqDH = state { return true }; return false }
+
     /// Handles the client's next message body. `now` is the server's unix time in seconds.
     public mutating func receive<R: RandomNumberGenerator>(_ body: [UInt8], now: Int64,
                                                            using rng: inout R) throws(MTProtoError) -> Step {

@@ -2,6 +2,8 @@
 // mechanics it relies on (the receiver checks, containers, acks, the salt check, the session's first
 // msg_id) belong to ``Session``; this type only decides what to say.
 
+import RampartMTProto
+
 /// The standard answers of the loopback test server to what a server ``Session`` received, for one
 /// session (it remembers which session_id it has announced with `new_session_created`).
 ///

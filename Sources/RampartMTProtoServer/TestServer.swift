@@ -1,7 +1,10 @@
 // The loopback test server's logic, sans-I/O (spec §8 describes gotd's tgtest, which this follows):
 // transport detection per connection, the auth-key handshake on unencrypted messages, then
 // encrypted sessions answering the service messages. The `rampart mtproto serve` command owns the
-// sockets and feeds bytes in; everything here is deterministic given the clock and the RNG.
+// sockets and feeds bytes in; everything here is deterministic given the clock and the RNG. Its own
+// target (RampartMTProtoServer): the RampartMTProto library carries the protocol, not this server.
+
+import RampartMTProto
 
 /// One connection's handle in a ``TestServer``.
 public typealias TestServerConnectionID = Int
@@ -435,7 +438,8 @@ public struct TestServer {
         }
         // req_DH_params costs an RSA private operation and a 2048-bit DH power (the next step
         // another): charged to the client's address and the global budget before any of it runs.
-        if case .waitingReqDH = conn.handshake.state,
+        // (A body too short for a constructor is not req_DH_params; the handshake refuses it below.)
+        if conn.handshake.awaitsReqDHParams,
            (try? TLReader(message.body).peekConstructor()) == HandshakeConstructor.reqDHParams {
             guard admitRSA(address: conn.address, now: now) else {
                 rsaRefusals += 1
