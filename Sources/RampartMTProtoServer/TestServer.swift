@@ -338,12 +338,10 @@ public struct TestServer {
     private mutating func handle<R: RandomNumberGenerator>(_ packet: [UInt8], quickAck: Bool, conn: inout Connection,
                                                            id: TestServerConnectionID, now: Double,
                                                            reply: inout TestServerReply, using rng: inout R) -> Bool {
-        guard packet.count >= 8 else {
+        guard let keyId = EncryptedMessage.authKeyId(of: packet) else {
             reply.log.append("connection \(id): packet of \(packet.count) bytes, closing")
             return false
         }
-        var keyId: UInt64 = 0
-        for i in 0..<8 { keyId |= UInt64(packet[i]) << (8 * UInt64(i)) }
         if keyId == 0 { return handshake(packet, conn: &conn, id: id, now: now, reply: &reply, using: &rng) }
         guard var state = keys[keyId] else {
             reply.log.append("connection \(id): unknown auth_key_id \(hex64(keyId)), answering -404")
@@ -518,11 +516,18 @@ public struct TestServer {
         return OutgoingBody(ServiceMessage.rpcResult(reqMsgId: m.msgId, result: result), isResponse: true)
     }
 
+    /// Frames transport error `code` (the connection is closed after it). When that fails (no
+    /// transport detected yet) nothing is sent, and the log says so.
     private func send<R: RandomNumberGenerator>(error code: Int32, _ conn: Connection, _ reply: inout TestServerReply,
                                                 using rng: inout R) {
-        if let b = try? conn.transport.encodeTransportError(code, using: &rng) { reply.send += b }
+        do {
+            reply.send += try conn.transport.encodeTransportError(code, using: &rng)
+        } catch {
+            reply.log.append("cannot send transport error \(code) (\(error))")
+        }
     }
 
+    /// A log name for a message; a body that does not decode is named by its constructor.
     private func describe(_ m: IncomingMessage) -> String {
         let name: String
         switch try? m.decoded() {

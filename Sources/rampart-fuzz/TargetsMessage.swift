@@ -374,6 +374,7 @@ private func checkSessionPacket(_ session: inout Session, _ policy: inout Standa
         FuzzCheck.require(SessionSnapshot(session) == before, "a failed decrypt (\(error)) changed the session")
         if let want = saltRejection {
             FuzzCheck.require(error == .badServerSalt(want), "a message under a bad salt threw \(error)")
+            FuzzStats.note("session: bad salt refused")
             // The answer goes in the message's session and opens there.
             guard let out = try? session.encryptBadServerSalt(answering: want, now: now, using: &rng),
                   let opened = ReferenceEnvelope.open(out.packet, key: session.authKey, direction: role.outgoing,

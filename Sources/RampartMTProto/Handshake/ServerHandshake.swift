@@ -92,7 +92,8 @@ public struct ServerHandshake: Sendable {
     /// Handles the client's next message body. `now` is the server's unix time in seconds.
     public mutating func receive<R: RandomNumberGenerator>(_ body: [UInt8], now: Int64,
                                                            using rng: inout R) throws(MTProtoError) -> Step {
-        // A repeated req_pq restarts the exchange (clients resend it after a lost answer).
+        // A repeated req_pq restarts the exchange (clients resend it after a lost answer). A body
+        // without a constructor is not one; the state's parser below refuses it with its error.
         if let id = try? TLReader(body).peekConstructor(),
            id == HandshakeConstructor.reqPQMulti || id == HandshakeConstructor.reqPQ {
             return try receiveReqPQ(body, using: &rng)
@@ -165,6 +166,7 @@ public struct ServerHandshake: Sendable {
             var a = candidate.withUnsafeBytes { BigUInt(bigEndian: $0) }
             gA = modulus.constantTimePower(BigUInt(UInt64(configuration.g)), a)
             a.wipe()
+            // Our own g_a outside the range of spec §4: draw another a (the loop bounds the tries).
             if (try? DiffieHellman.checkPublicValue(gA, prime: configuration.prime)) != nil {
                 secretA = candidate
                 break
@@ -189,6 +191,8 @@ public struct ServerHandshake: Sendable {
         // One RSA private operation, then each padding's checks on the same block.
         var m = try RSAHandshakeBlock.decrypt(encrypted, key: key, failure: .handshakeFailed("encrypted_data does not decode"))
         defer { m.withUnsafeMutableBytes { secureZero($0) } }
+        // Each padding's own error is dropped on purpose: the client learns one failure for all of
+        // them (no padding oracle), thrown below.
         if var padded = try? RSAPad.unpad(m) {
             defer { padded.secureWipe() }
             var r = TLReader(padded)
