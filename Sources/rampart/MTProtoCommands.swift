@@ -216,7 +216,7 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
         return PollServer.Reply(send: reply.send, close: reply.close, buffered: server.bufferedByteCount(of: Int(fd)))
     }, onClose: { fd, why in
         server.close(Int(fd))
-        if why.hasPrefix("shed") { shed += 1 }
+        if case .shed = why { shed += 1 }
         logLine("connection \(fd): closed (\(why))")
     }, onTick: { now in
         guard now - lastSweep >= 5_000 else { return }
