@@ -80,13 +80,16 @@ let package = Package(
         ),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).
         .target(name: "RampartMTProto", dependencies: ["Rampart"], path: "Sources/RampartMTProto"),
+        // The loopback MTProto test server's logic (sans-I/O; `rampart mtproto serve` owns its sockets):
+        // not part of any library product.
+        .target(name: "RampartMTProtoServer", dependencies: ["RampartMTProto"], path: "Sources/RampartMTProtoServer"),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
         .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
-            dependencies: ["Rampart", "RampartMTProto", "RampartReference", "RampartVectors"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartReference", "RampartVectors"],
             path: "Sources/rampart"
         ),
         // Test-only C: valgrind client requests (ctgrind) and the weak libFuzzer driver declaration.
@@ -103,7 +106,7 @@ let package = Package(
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartTestSupportC"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartTestSupportC"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(
@@ -118,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartMTProtoTests",
-            dependencies: ["RampartMTProto", "Rampart", "RampartVectors"],
+            dependencies: ["RampartMTProto", "RampartMTProtoServer", "Rampart", "RampartVectors"],
             path: "Tests/RampartMTProtoTests"
         ),
         .testTarget(

@@ -30,10 +30,19 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     // MARK: Session layer
     /// A service message or container that does not follow the rules of Docs/MTProto.md §2.
     case invalidServiceMessage(String)
+    /// Server: a message that passed every check of Docs/MTProto.md §1.6 carries a salt the server does not
+    /// accept (Docs/MTProto.md §2.3). It was not processed and the session is unchanged (its msg_id is not
+    /// consumed); answer it with ``Session/encryptBadServerSalt(answering:now:using:)``.
+    case badServerSalt(RejectedSalt)
 
     // MARK: Handshake
     /// A handshake message that does not fit the current state, or whose nonces do not match.
+    /// The text is for people; code that must react to a particular failure gets its own case.
     case handshakeFailed(String)
+    /// Server: the client's `p_q_inner_data_dc` names another DC than the server's (Docs/MTProto.md §3.2; the
+    /// server answers transport error −444). `requested` is the client's `dc` as sent (test DCs add
+    /// 10000, media DCs are negative), `served` the server's configured DC.
+    case wrongDC(requested: Int32, served: Int32)
     /// The DH parameters or values failed a check of Docs/MTProto.md §4.
     case dhCheckFailed(String)
     /// No RSA key with one of the offered fingerprints is known.
@@ -70,7 +79,10 @@ extension MTProtoError: CustomStringConvertible {
         case .invalidMessage(let why): return "invalid message: \(why)"
         case .invalidAuthKey: return "the auth key is not 256 bytes"
         case .invalidServiceMessage(let why): return "invalid service message: \(why)"
+        case .badServerSalt(let r):
+            return "message \(hex16(UInt64(bitPattern: r.msgId))) under server salt \(hex16(UInt64(bitPattern: r.salt))) not accepted"
         case .handshakeFailed(let why): return "handshake failed: \(why)"
+        case let .wrongDC(requested, served): return "handshake failed: the client asked for DC \(requested), this server is DC \(served)"
         case .dhCheckFailed(let why): return "Diffie-Hellman check failed: \(why)"
         case .unknownFingerprint: return "no known RSA key has one of the offered fingerprints"
         case .primitive(let e): return e.description
@@ -82,4 +94,30 @@ extension MTProtoError: CustomStringConvertible {
         case .invalidProxySecret(let why): return "invalid MTProxy secret: \(why)"
         }
     }
+}
+
+/// What ``MTProtoError/badServerSalt(_:)`` reports about the refused message: enough to answer it with
+/// `bad_server_salt` in the message's own session (which the server session has not adopted).
+public struct RejectedSalt: Sendable, Hashable {
+    /// The packet's (outer) msg_id: `bad_msg_id` of the answer.
+    public var msgId: Int64
+    /// The packet's (outer) seq_no: `bad_msg_seqno` of the answer.
+    public var seqNo: Int32
+    /// The packet's session_id, in which the answer goes.
+    public var sessionId: Int64
+    /// The salt the packet carried.
+    public var salt: Int64
+
+    public init(msgId: Int64, seqNo: Int32, sessionId: Int64, salt: Int64) {
+        self.msgId = msgId
+        self.seqNo = seqNo
+        self.sessionId = sessionId
+        self.salt = salt
+    }
+}
+
+/// `0x` and 16 lower-case hex digits.
+private func hex16(_ v: UInt64) -> String {
+    let s = String(v, radix: 16)
+    return "0x" + String(repeating: "0", count: 16 - s.count) + s
 }

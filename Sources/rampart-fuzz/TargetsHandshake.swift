@@ -9,6 +9,7 @@
 
 import Rampart
 import RampartMTProto
+import RampartMTProtoServer
 
 let handshakeNow: Int64 = 1_700_000_000
 
@@ -67,7 +68,7 @@ private func fuzzHandshake(_ data: [UInt8], victimIsServer: Bool) {
         } catch {
             FuzzCheck.require(tainted || (refusedAtStep1 && step == 1),
                               "the server refused the genuine message at step \(step): \(error)")
-            if flags & 4 != 0 && dc == 3 && !tainted { FuzzCheck.require(error == .handshakeFailed(ServerHandshake.dcMismatch), "DC mismatch error") }
+            if flags & 4 != 0 && dc == 3 && !tainted { FuzzCheck.require(error == .wrongDC(requested: 3, served: 2), "DC mismatch error") }
             return
         }
         FuzzCheck.require(tainted || !(refusedAtStep1 && step == 1), "the server accepted a bad expires_in or DC")

@@ -8,6 +8,7 @@
 
 import Rampart
 import RampartMTProto
+import RampartMTProtoServer
 
 /// The §1.6 receiver, rebuilt from the public primitives.
 enum ReferenceEnvelope {
@@ -239,11 +240,10 @@ private func encryptRoundTrip(_ input: inout FuzzInput, direction: MTProtoDirect
 /// Everything observable about a session.
 struct SessionSnapshot: Equatable {
     var sessionId: Int64?, salts: ServerSalts, messageIds: MessageIDGenerator, seqNo: SeqNoCounter
-    var replayWindow: ReplayWindow, pendingAcks: [Int64], firstMessageId: Int64?, needsNewSessionCreated: Bool
+    var replayWindow: ReplayWindow, pendingAcks: [Int64], firstMessageId: Int64?
     init(_ s: Session) {
         sessionId = s.sessionId; salts = s.salts; messageIds = s.messageIds; seqNo = s.seqNo
         replayWindow = s.replayWindow; pendingAcks = s.pendingAcks; firstMessageId = s.firstMessageId
-        needsNewSessionCreated = s.needsNewSessionCreated
     }
 }
 
@@ -269,6 +269,7 @@ let sessionDecryptTarget = FuzzTarget(
             session.acceptsNewSessions = flags & 2 != 0
         }
         var rng = FuzzRNG(seed: UInt64(flags))
+        var policy = StandardServerReplies()
         let incoming = role.incoming
         var last: [UInt8] = []
         for _ in 0..<8 where !input.isAtEnd {
@@ -313,7 +314,7 @@ let sessionDecryptTarget = FuzzTarget(
                 packet = ReferenceEnvelope.seal(messagePlaintext(header, body: body, padding: pad), key: key, direction: incoming)
             }
             last = packet
-            checkSessionPacket(&session, packet, now: now, structuredBody: outerBody, using: &rng)
+            checkSessionPacket(&session, &policy, packet, now: now, structuredBody: outerBody, using: &rng)
         }
     },
     seeds: {
@@ -346,7 +347,8 @@ let sessionDecryptTarget = FuzzTarget(
     })
 
 /// One packet into `session`, checked against the reference and the session's promises.
-private func checkSessionPacket(_ session: inout Session, _ packet: [UInt8], now: Double, structuredBody: [UInt8]?,
+private func checkSessionPacket(_ session: inout Session, _ policy: inout StandardServerReplies, _ packet: [UInt8], now: Double,
+                                structuredBody: [UInt8]?,
                                 using rng: inout FuzzRNG) {
     let role = session.role
     let before = SessionSnapshot(session)
@@ -359,11 +361,33 @@ private func checkSessionPacket(_ session: inout Session, _ packet: [UInt8], now
         let window = r.header.sessionId != session.sessionId ? ReplayWindow(capacity: session.replayWindow.capacity) : session.replayWindow
         if !window.accepts(r.header.msgId) { reference = nil }
     }
+    // A server refuses (without committing) an authentic message under a salt it does not accept.
+    var saltRejection: RejectedSalt?
+    if let r = reference, role == .server, let t = serverTime, !session.salts.accepts(r.header.salt, at: t) {
+        saltRejection = RejectedSalt(msgId: r.header.msgId, seqNo: r.header.seqNo, sessionId: r.header.sessionId, salt: r.header.salt)
+        reference = nil
+    }
     let messages: [IncomingMessage]
     do throws(MTProtoError) {
         messages = try session.decrypt(packet, now: now)
     } catch {
         FuzzCheck.require(SessionSnapshot(session) == before, "a failed decrypt (\(error)) changed the session")
+        if let want = saltRejection {
+            FuzzCheck.require(error == .badServerSalt(want), "a message under a bad salt threw \(error)")
+            FuzzStats.note("session: bad salt refused")
+            // The answer goes in the message's session and opens there.
+            guard let out = try? session.encryptBadServerSalt(answering: want, now: now, using: &rng),
+                  let opened = ReferenceEnvelope.open(out.packet, key: session.authKey, direction: role.outgoing,
+                                                      sessionId: want.sessionId, serverTime: nil, window: nil) else {
+                FuzzCheck.fail("the bad_server_salt answer does not open")
+            }
+            FuzzCheck.require(opened.body == ServiceMessage.badServerSalt(badMsgId: want.msgId, badMsgSeqNo: want.seqNo, errorCode: 48,
+                                                                          newServerSalt: session.salts.current).encoded(),
+                              "bad_server_salt body")
+            FuzzCheck.require(SessionSnapshot(session).replayWindow == before.replayWindow
+                              && SessionSnapshot(session).sessionId == before.sessionId, "answering a bad salt changed the receive state")
+            return
+        }
         if let r = reference, readLE32(r.body) != ServiceConstructor.msgContainer, readLE32(r.body) != ServiceConstructor.msgsAck {
             FuzzCheck.fail("a plain message the §1.6 reference accepts was refused: \(error)")
         }
@@ -401,7 +425,12 @@ private func checkSessionPacket(_ session: inout Session, _ packet: [UInt8], now
     // Whatever the session answers opens under the reference in the other direction.
     let replies: [OutgoingBody]
     if role == .server {
-        replies = session.standardServerReplies(to: messages, uniqueId: 99, now: now)
+        let announced = policy.announcedSessionId
+        replies = policy.replies(to: messages, in: &session, uniqueId: 99, now: now)
+        let created = replies.first.flatMap { try? ServiceMessage(decoding: $0.body) }
+        FuzzCheck.require((announced != session.sessionId) == (created == .newSessionCreated(firstMsgId: session.firstMessageId ?? 0,
+                                                                                             uniqueId: 99, serverSalt: session.salts.current)),
+                          "new_session_created not exactly once per new session")
     } else {
         replies = session.takeAckBody().map { [OutgoingBody($0, contentRelated: false)] } ?? []
     }

@@ -1,6 +1,6 @@
 // `rampart mtproto serve` (the loopback test server) and `rampart mtproto ping` (the Swift client
-// counterpart). The protocol logic is RampartMTProto's TestServer and ClientConnection; this file
-// only owns sockets, files, the clock and signals.
+// counterpart). The protocol logic is RampartMTProtoServer's TestServer and RampartMTProto's
+// ClientConnection; this file only owns sockets, files, the clock and signals.
 
 #if canImport(Glibc)
 import Glibc
@@ -9,6 +9,7 @@ import Darwin
 #endif
 import Rampart
 import RampartMTProto
+import RampartMTProtoServer
 
 let mtprotoUsage = """
 usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [limits]
@@ -215,7 +216,7 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
         return PollServer.Reply(send: reply.send, close: reply.close, buffered: server.bufferedByteCount(of: Int(fd)))
     }, onClose: { fd, why in
         server.close(Int(fd))
-        if why.hasPrefix("shed") { shed += 1 }
+        if case .shed = why { shed += 1 }
         logLine("connection \(fd): closed (\(why))")
     }, onTick: { now in
         guard now - lastSweep >= 5_000 else { return }

@@ -180,6 +180,22 @@ struct PollServer {
         var buffered = 0
     }
 
+    /// Why the loop closed a connection: shed by a limit (counted in the server's summary) or
+    /// anything else. The description is the log text (a shed reason starts with "shed: ").
+    enum CloseReason: CustomStringConvertible {
+        /// Closed to stay within a limit: the connection cap, the descriptors, the buffer budget.
+        case shed(String)
+        /// Closed by the peer, the handler, an error, the idle timeout or the server stopping.
+        case other(String)
+
+        var description: String {
+            switch self {
+            case .shed(let why): return "shed: " + why
+            case .other(let why): return why
+            }
+        }
+    }
+
     /// One connection's state.
     struct Client {
         let address: String
@@ -217,7 +233,7 @@ struct PollServer {
     /// connection and its IPv4 address; `onTick` runs about once a second; `log` gets the loop's own
     /// events (accept failures).
     mutating func run(onOpen: (Int32, String) -> Void, onData: (Int32, [UInt8]) -> Reply,
-                      onClose: (Int32, String) -> Void, onTick: (Int64) -> Void, log: (String) -> Void,
+                      onClose: (Int32, CloseReason) -> Void, onTick: (Int64) -> Void, log: (String) -> Void,
                       shouldStop: () -> Bool) {
         reserveDescriptor = open("/dev/null", O_RDONLY)
         var buffer = [UInt8](repeating: 0, count: limits.readChunk)
@@ -248,13 +264,13 @@ struct PollServer {
                 let fd = p.fd
                 guard let before = clients[fd] else { continue }
                 if p.revents & Int16(POLLNVAL) != 0 {
-                    drop(fd, "invalid descriptor", onClose)
+                    drop(fd, .other("invalid descriptor"), onClose)
                     continue
                 }
                 if before.closingSince != nil && p.revents & Int16(POLLOUT) == 0
                     && p.revents & Int16(POLLERR | POLLHUP) != 0 {
                     // Not read any more, so a hang-up would be reported on every turn: close now.
-                    drop(fd, "closed by server (the peer left before taking \(before.pendingOut) bytes)", onClose)
+                    drop(fd, .other("closed by server (the peer left before taking \(before.pendingOut) bytes)"), onClose)
                     continue
                 }
                 if p.revents & Int16(POLLOUT) != 0 {
@@ -266,11 +282,11 @@ struct PollServer {
                 if n < 0 {
                     let e = errno
                     if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { continue }
-                    drop(fd, "recv: \(String(cString: strerror(e)))", onClose)
+                    drop(fd, .other("recv: \(String(cString: strerror(e)))"), onClose)
                     continue
                 }
                 if n == 0 {
-                    drop(fd, "peer closed", onClose)
+                    drop(fd, .other("peer closed"), onClose)
                     continue
                 }
                 let reply = onData(fd, Array(buffer[0..<n]))
@@ -282,7 +298,7 @@ struct PollServer {
                 }
                 guard flush(fd, now: now, onClose), let after = clients[fd] else { continue }
                 if after.pendingOut > limits.maxOutputBytes {
-                    drop(fd, "output buffer over \(limits.maxOutputBytes) bytes: the peer is not reading", onClose)
+                    drop(fd, .other("output buffer over \(limits.maxOutputBytes) bytes: the peer is not reading"), onClose)
                     continue
                 }
                 enforceBudget(onClose)
@@ -292,15 +308,15 @@ struct PollServer {
                 lastTick = now
                 for (fd, c) in clients {
                     if let since = c.closingSince, now - since > limits.lingerMs {
-                        drop(fd, "closed by server (\(c.pendingOut) bytes not taken by the peer)", onClose)
+                        drop(fd, .other("closed by server (\(c.pendingOut) bytes not taken by the peer)"), onClose)
                     } else if now - c.lastActivity > limits.idleTimeoutMs {
-                        drop(fd, "idle timeout", onClose)
+                        drop(fd, .other("idle timeout"), onClose)
                     }
                 }
                 onTick(now)
             }
         }
-        for fd in clients.keys { drop(fd, "server stopping", onClose) }
+        for fd in clients.keys { drop(fd, .other("server stopping"), onClose) }
         if reserveDescriptor >= 0 { close(reserveDescriptor) }
         reserveDescriptor = -1
     }
@@ -316,7 +332,7 @@ struct PollServer {
 
     /// Writes what the socket takes now. False when the connection is gone (closed here: an error,
     /// or a close request whose bytes are all written).
-    private mutating func flush(_ fd: Int32, now: Int64, _ onClose: (Int32, String) -> Void) -> Bool {
+    private mutating func flush(_ fd: Int32, now: Int64, _ onClose: (Int32, CloseReason) -> Void) -> Bool {
         guard var c = clients[fd] else { return false }
         let before = c.held
         var failure: Int32?
@@ -344,22 +360,22 @@ struct PollServer {
         totalBuffered += c.held - before
         clients[fd] = c
         if let e = failure {
-            drop(fd, "send: \(String(cString: strerror(e)))", onClose)
+            drop(fd, .other("send: \(String(cString: strerror(e)))"), onClose)
             return false
         }
         if c.closingSince != nil && c.pendingOut == 0 {
-            drop(fd, "closed by server", onClose)
+            drop(fd, .other("closed by server"), onClose)
             return false
         }
         return true
     }
 
     /// Closes the connections holding the most bytes until the total is within the budget.
-    private mutating func enforceBudget(_ onClose: (Int32, String) -> Void) {
+    private mutating func enforceBudget(_ onClose: (Int32, CloseReason) -> Void) {
         while totalBuffered > limits.maxBufferBytes {
             guard let (fd, c) = clients.max(by: { $0.value.held < $1.value.held }), c.held > 0 else { return }
-            drop(fd, "shed: \(totalBuffered) bytes buffered over the budget of \(limits.maxBufferBytes); "
-                     + "this connection held the most (\(c.held))", onClose)
+            drop(fd, .shed("\(totalBuffered) bytes buffered over the budget of \(limits.maxBufferBytes); "
+                     + "this connection held the most (\(c.held))"), onClose)
         }
     }
 
@@ -374,7 +390,7 @@ struct PollServer {
         return best
     }
 
-    private mutating func acceptPending(now: Int64, onOpen: (Int32, String) -> Void, onClose: (Int32, String) -> Void,
+    private mutating func acceptPending(now: Int64, onOpen: (Int32, String) -> Void, onClose: (Int32, CloseReason) -> Void,
                                         log: (String) -> Void) {
         for _ in 0..<limits.acceptBatch {
             var addr = sockaddr_in()
@@ -393,8 +409,8 @@ struct PollServer {
                     logAcceptError(e, now: now, log)
                     if e == EMFILE || e == ENFILE, let (victim, v) = sheddingCandidate() {
                         // Give a descriptor back and take the new connection.
-                        drop(victim, "shed: out of file descriptors (\(String(cString: strerror(e)))); "
-                                     + "least recently active (\(now - v.lastActivity) ms ago)", onClose)
+                        drop(victim, .shed("out of file descriptors (\(String(cString: strerror(e)))); "
+                                     + "least recently active (\(now - v.lastActivity) ms ago)"), onClose)
                         continue
                     }
                     if reserveDescriptor >= 0 {
@@ -416,8 +432,8 @@ struct PollServer {
             var one: Int32 = 1
             setsockopt(c, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             if clients.count >= limits.maxConnections, let (victim, v) = sheddingCandidate() {
-                drop(victim, "shed: connection limit of \(limits.maxConnections) reached; "
-                             + "least recently active (\(now - v.lastActivity) ms ago)", onClose)
+                drop(victim, .shed("connection limit of \(limits.maxConnections) reached; "
+                             + "least recently active (\(now - v.lastActivity) ms ago)"), onClose)
             }
             let a = UInt32(bigEndian: addr.sin_addr.s_addr)
             let address = Int32(addr.sin_family) == AF_INET
@@ -436,7 +452,7 @@ struct PollServer {
         suppressedAcceptErrors = 0
     }
 
-    private mutating func drop(_ fd: Int32, _ why: String, _ onClose: (Int32, String) -> Void) {
+    private mutating func drop(_ fd: Int32, _ why: CloseReason, _ onClose: (Int32, CloseReason) -> Void) {
         guard let c = clients.removeValue(forKey: fd) else { return }
         totalBuffered -= c.held
         close(fd)

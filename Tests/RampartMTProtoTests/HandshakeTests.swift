@@ -298,7 +298,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
     guard case .send(let resBody) = try server.receive(client.start(using: &crng), now: 0, using: &srng) else { return }
     guard case .send(let reqBody) = try client.receive(resBody, now: 0, using: &crng) else { return }
     // DC 3 asked of a DC 2 server: the −444 case.
-    #expect(throws: MTProtoError.handshakeFailed(ServerHandshake.dcMismatch)) { _ = try server.receive(reqBody, now: 0, using: &srng) }
+    #expect(throws: MTProtoError.wrongDC(requested: 3, served: 2)) { _ = try server.receive(reqBody, now: 0, using: &srng) }
     var req = try ReqDHParams(parsing: reqBody)
     req.fingerprint ^= 1
     #expect(throws: MTProtoError.unknownFingerprint) { _ = try server.receive(req.serialized, now: 0, using: &srng) }

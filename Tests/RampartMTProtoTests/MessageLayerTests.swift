@@ -172,6 +172,18 @@ import Testing
         }
     }
 
+    @Test func authKeyIdOfAPacket() throws {
+        let key = msgRandomKey(41)
+        var rng = MsgSplitMix(seed: 41)
+        let (packet, _) = try EncryptedMessage.encrypt(body: [1, 2, 3, 4], header: MessageHeader(salt: 1, sessionId: 2, msgId: 4, seqNo: 1),
+                                                       authKey: key, direction: .clientToServer, using: &rng)
+        #expect(EncryptedMessage.authKeyId(of: packet) == key.id && Array(packet.prefix(8)) == key.idBytes)
+        #expect(EncryptedMessage.authKeyId(of: packet[0..<8]) == key.id)
+        #expect(EncryptedMessage.authKeyId(of: UnencryptedMessage.encode(msgId: 4, body: [1, 2, 3, 4])) == 0)
+        #expect(EncryptedMessage.authKeyId(of: [UInt8](repeating: 0xFF, count: 7)) == nil)
+        #expect(EncryptedMessage.authKeyId(of: [1, 0, 0, 0, 0, 0, 0, 0x80] as [UInt8]) == 0x8000_0000_0000_0001)
+    }
+
     @Test func wrongDirectionIsRejected() throws {
         let key = msgRandomKey(1)
         var rng = MsgSplitMix(seed: 1)

@@ -10,6 +10,7 @@ import RampartMTProto
     let all: [MTProtoError] = [
         .truncated, .unexpectedConstructor(0x05162463), .malformedTL("x"), .trailingBytes, .rejectedMessage,
         .invalidMessage("x"), .invalidAuthKey, .invalidServiceMessage("x"), .handshakeFailed("x"),
+        .badServerSalt(RejectedSalt(msgId: 1, seqNo: 1, sessionId: 2, salt: 3)), .wrongDC(requested: 3, served: 2),
         .dhCheckFailed("x"), .unknownFingerprint, .primitive(.invalidKeyLength), .invalidFrame("x"),
         .frameTooLarge(5), .unknownTransport, .frameCheckFailed("x"), .fakeTLSFailed("x"), .invalidProxySecret("x"),
     ]
@@ -20,4 +21,6 @@ import RampartMTProto
     #expect("\(MTProtoError.unexpectedConstructor(0x1cb5c415))".hasSuffix("0x1cb5c415"))
     #expect("\(MTProtoError.primitive(.authenticationFailure))" == "authentication failure")
     #expect("\(MTProtoError.frameTooLarge(2_000_000))".contains("2000000"))
+    #expect("\(MTProtoError.wrongDC(requested: 10003, served: 2))".contains("DC 10003"))
+    #expect("\(MTProtoError.badServerSalt(RejectedSalt(msgId: 1, seqNo: 1, sessionId: 2, salt: 0x55)))".contains("0x0000000000000055"))
 }

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import RampartMTProto
+import RampartMTProtoServer
 
 /// 2024-01-20 12:47:57 UTC, the handshake sample's server_time: exactly representable, so msg_id
 /// edges are exact.
@@ -198,12 +199,13 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
         let received = try server.decrypt(ping.packet, now: t0)
         #expect(received.count == 1 && received[0].msgId == ping.msgId && received[0].isContentRelated)
-        #expect(server.sessionId == client.sessionId && server.needsNewSessionCreated && server.firstMessageId == ping.msgId)
+        #expect(server.sessionId == client.sessionId && server.firstMessageId == ping.msgId)
         #expect(server.pendingAcks == [ping.msgId])
 
-        let replies = server.standardServerReplies(to: received, uniqueId: 555, now: t0)
+        var policy = StandardServerReplies()
+        let replies = policy.replies(to: received, in: &server, uniqueId: 555, now: t0)
         #expect(replies.count == 3)  // new_session_created, pong, msgs_ack
-        #expect(!server.needsNewSessionCreated && server.pendingAcks.isEmpty)
+        #expect(policy.announcedSessionId == client.sessionId && server.pendingAcks.isEmpty)
         let out = try server.encrypt(replies, now: t0, using: &rng)
         #expect(out.innerMsgIds.count == 3 && out.innerMsgIds.allSatisfy { $0 < out.msgId } && out.msgId & 1 == 1)
 
@@ -218,7 +220,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(client.pendingAcks.isEmpty && ack.seqNo == 2)
         let serverSees = try server.decrypt(ack.packet, now: t0)
         #expect(try serverSees[0].decoded() == .msgsAck([got[0].msgId]))
-        #expect(server.standardServerReplies(to: serverSees, uniqueId: 0, now: t0).isEmpty)
+        #expect(policy.replies(to: serverSees, in: &server, uniqueId: 0, now: t0).isEmpty)
     }
 
     @Test func unknownRPCGetsMethodNotSupported() throws {
@@ -232,7 +234,8 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(sent.innerMsgIds.count == 3 && sent.seqNo == 6)
         let msgs = try server.decrypt(sent.packet, now: t0)
         #expect(msgs.map(\.msgId) == sent.innerMsgIds)
-        let replies = server.standardServerReplies(to: msgs, uniqueId: 1, now: t0)
+        var policy = StandardServerReplies()
+        let replies = policy.replies(to: msgs, in: &server, uniqueId: 1, now: t0)
         let decoded = try replies.map { try ServiceMessage(decoding: $0.body) }
         #expect(decoded.contains(.rpcResult(reqMsgId: sent.innerMsgIds[0], result: ServiceMessage.rpcError(.methodNotSupported).encoded())))
         #expect(decoded.contains(.pong(msgId: sent.innerMsgIds[2], pingId: 7)))
@@ -409,15 +412,57 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(got.map(\.msgId) == [freshId])
     }
 
+    @Test func serverRefusesAWrongSaltBeforeCommitting() throws {
+        var (client, server) = pair()
+        var rng = MsgSplitMix(seed: 31)
+        let sid = try #require(client.sessionId)
+        _ = try server.decrypt(try client.encrypt(ServiceMessage.ping(pingId: 1).encoded(), contentRelated: true, now: t0, using: &rng).packet,
+                               now: t0)
+        let windowBefore = server.replayWindow, acksBefore = server.pendingAcks, firstBefore = server.firstMessageId
+        // One msg_id sealed under a wrong salt, then under the right one.
+        let msgId = client.messageIds.next(now: t0)
+        func packet(salt: Int64, session: Int64, id: Int64) throws -> [UInt8] {
+            try EncryptedMessage.encrypt(body: ServiceMessage.ping(pingId: 2).encoded(),
+                                         header: MessageHeader(salt: salt, sessionId: session, msgId: id, seqNo: 3),
+                                         authKey: client.authKey, direction: .clientToServer, using: &rng).packet
+        }
+        let bad = try packet(salt: 78, session: sid, id: msgId)
+        #expect(throws: MTProtoError.badServerSalt(RejectedSalt(msgId: msgId, seqNo: 3, sessionId: sid, salt: 78))) {
+            try server.decrypt(bad, now: t0)
+        }
+        #expect(server.replayWindow == windowBefore && server.pendingAcks == acksBefore && server.sessionId == sid)
+        // The msg_id was not consumed: the same id under the right salt is processed.
+        let good = try server.decrypt(try packet(salt: 77, session: sid, id: msgId), now: t0)
+        #expect(good.map(\.msgId) == [msgId] && server.pendingAcks == acksBefore + [msgId])
+
+        // A wrong salt on the first packet of another session starts nothing.
+        let otherId = client.messageIds.next(now: t0)
+        let rejected = RejectedSalt(msgId: otherId, seqNo: 3, sessionId: 42, salt: 78)
+        #expect(throws: MTProtoError.badServerSalt(rejected)) { try server.decrypt(try packet(salt: 78, session: 42, id: otherId), now: t0) }
+        #expect(server.sessionId == sid && server.firstMessageId == firstBefore)
+        // The answer goes in that session, names the message and carries the current salt.
+        let answer = try server.encryptBadServerSalt(answering: rejected, now: t0, using: &rng)
+        var other = Session(client: client.authKey, sessionId: 42, salt: 78, timeOffset: 0)
+        let got = try other.decrypt(answer.packet, now: t0)
+        #expect(try got.map { try $0.decoded() } == [.badServerSalt(badMsgId: otherId, badMsgSeqNo: 3, errorCode: 48, newServerSalt: 77)])
+        #expect(other.salts.current == 77 && answer.msgId & 3 == 1 && answer.seqNo == 0)
+        #expect(server.sessionId == sid && server.replayWindow.accepts(otherId))
+        // A client session cannot send it.
+        #expect(throws: MTProtoError.self) { try client.encryptBadServerSalt(answering: rejected, now: t0, using: &rng) }
+    }
+
     @Test func serverStartsNewSessionOnOtherSessionId() throws {
         var (client, server) = pair()
         var rng = MsgSplitMix(seed: 13)
         _ = try server.decrypt(try client.encrypt([1, 1, 1, 1], contentRelated: true, now: t0, using: &rng).packet, now: t0)
-        _ = server.standardServerReplies(to: [], uniqueId: 1, now: t0)
+        var policy = StandardServerReplies()
+        #expect(policy.replies(to: [], in: &server, uniqueId: 1, now: t0).count == 2)  // new_session_created, msgs_ack
+        #expect(policy.newSessionCreated(for: server, uniqueId: 1) == nil, "announced once")
         var other = Session(client: client.authKey, sessionId: 42, salt: 77, timeOffset: 0)
         let m = try other.encrypt([2, 2, 2, 2], contentRelated: true, now: t0, using: &rng)
         _ = try server.decrypt(m.packet, now: t0)
-        #expect(server.sessionId == 42 && server.needsNewSessionCreated && server.firstMessageId == m.msgId && server.pendingAcks == [m.msgId])
+        #expect(server.sessionId == 42 && server.firstMessageId == m.msgId && server.pendingAcks == [m.msgId])
+        #expect(policy.newSessionCreated(for: server, uniqueId: 2) == OutgoingBody(.newSessionCreated(firstMsgId: m.msgId, uniqueId: 2, serverSalt: 77)))
         server.acceptsNewSessions = false
         #expect(throws: MTProtoError.rejectedMessage) {
             try server.decrypt(try client.encrypt([3, 3, 3, 3], contentRelated: true, now: t0, using: &rng).packet, now: t0)

@@ -4,6 +4,7 @@
 
 import Testing
 @testable import RampartMTProto
+@testable import RampartMTProtoServer
 
 /// A server with tweaked limits and clients that run whole handshakes against it.
 private struct LimitHarness {

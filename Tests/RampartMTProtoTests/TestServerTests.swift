@@ -4,6 +4,7 @@
 
 import Testing
 @testable import RampartMTProto
+@testable import RampartMTProtoServer
 
 private struct Pair {
     var server: TestServer
@@ -203,7 +204,25 @@ func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
     let (badId, first) = try roundTrip(&s)
     #expect(first.contains(.badServerSalt(badMsgId: badId, badMsgSeqNo: 1, errorCode: 48, newServerSalt: result.serverSalt)), "\(first)")
     #expect(!first.contains { if case .pong = $0 { true } else { false } }, "a message under a bad salt is not processed")
+    #expect(!first.contains { if case .newSessionCreated = $0 { true } else { false } }, "a refused message starts no session: \(first)")
     #expect(s.salts.current == result.serverSalt, "the client adopted the salt")
     let (goodId, second) = try roundTrip(&s)
     #expect(second.contains(.pong(msgId: goodId, pingId: 99)), "\(second)")
+    #expect(second.contains { if case .newSessionCreated(goodId, _, result.serverSalt) = $0 { true } else { false } }, "\(second)")
+}
+
+@Test func standardAnswersTreatAnUndecodableServiceMessageAsAnUnknownRequest() throws {
+    var w = TLWriter()
+    w.constructor(ServiceConstructor.ping)
+    w.int32(7)  // ping_id is a long: 4 bytes short
+    let bad = IncomingMessage(msgId: 0x100, seqNo: 1, body: w.bytes, containerId: nil, salt: 1, quickAck: 0)
+    #expect(throws: MTProtoError.self) { try bad.decoded() }
+    let answer = try #require(StandardServerReplies.answer(to: bad, salt: 1, now: 0))
+    #expect(try ServiceMessage(decoding: answer.body)
+            == .rpcResult(reqMsgId: 0x100, result: ServiceMessage.rpcError(.methodNotSupported).encoded()))
+    var quiet = bad
+    quiet.seqNo = 2  // not content-related: no answer
+    #expect(StandardServerReplies.answer(to: quiet, salt: 1, now: 0) == nil)
+    let ping = IncomingMessage(msgId: 0x104, seqNo: 3, body: ServiceMessage.ping(pingId: 9).encoded(), containerId: nil, salt: 1, quickAck: 0)
+    #expect(StandardServerReplies.answer(to: ping, salt: 1, now: 0) == OutgoingBody(.pong(msgId: 0x104, pingId: 9), isResponse: true))
 }

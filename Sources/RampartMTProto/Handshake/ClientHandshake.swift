@@ -244,6 +244,7 @@ public struct ClientHandshake: Sendable {
             var b = bBytes.withUnsafeBytes { BigUInt(bigEndian: $0) }
             defer { b.wipe() }
             let gB = mod.constantTimePower(BigUInt(UInt64(ex.g)), b)
+            // Our own g_b outside the range of Docs/MTProto.md §4: draw another b (the loop bounds the tries).
             guard (try? DiffieHellman.checkPublicValue(gB, prime: ex.prime)) != nil else { continue }
             // g_a^b mod p as exactly 256 bytes, computed at fixed width (no length of it shows).
             var key: [UInt8]

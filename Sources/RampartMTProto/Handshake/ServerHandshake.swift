@@ -6,7 +6,7 @@
 ///
 /// Feed it the client's message bodies in order. A message that fails a check throws
 /// ``MTProtoError`` and leaves the machine unchanged; the caller answers with transport error −404
-/// (or −444 for ``MTProtoError/handshakeFailed(_:)`` with a DC mismatch, see ``dcMismatch``).
+/// (or −444 for ``MTProtoError/wrongDC(requested:served:)``).
 public struct ServerHandshake: Sendable {
     /// Fixed inputs.
     public struct Configuration: Sendable {
@@ -45,9 +45,6 @@ public struct ServerHandshake: Sendable {
         /// Send this body (`dh_gen_fail`); the exchange is over without a key.
         case failed(send: [UInt8])
     }
-
-    /// The message of the error thrown for a client that asked for another DC (answer −444).
-    public static let dcMismatch = "DC id does not match this server"
 
     enum State: Sendable {
         case waitingReqPQ
@@ -88,10 +85,15 @@ public struct ServerHandshake: Sendable {
     /// Whether the key has been established.
     public var isCompleted: Bool { if case .done = state { return true }; return false }
 
+    /// Whether the next message expected is `req_DH_params` (the one that costs an RSA private
+    /// operation; the test server rate-limits it).
+    package var awaitsReqDHParams: Bool { if case .waitingReqDH = state { return true }; return false }
+
     /// Handles the client's next message body. `now` is the server's unix time in seconds.
     public mutating func receive<R: RandomNumberGenerator>(_ body: [UInt8], now: Int64,
                                                            using rng: inout R) throws(MTProtoError) -> Step {
-        // A repeated req_pq restarts the exchange (clients resend it after a lost answer).
+        // A repeated req_pq restarts the exchange (clients resend it after a lost answer). A body
+        // without a constructor is not one; the state's parser below refuses it with its error.
         if let id = try? TLReader(body).peekConstructor(),
            id == HandshakeConstructor.reqPQMulti || id == HandshakeConstructor.reqPQ {
             return try receiveReqPQ(body, using: &rng)
@@ -152,7 +154,7 @@ public struct ServerHandshake: Sendable {
         }
         if let mine = configuration.dc, let theirs = inner.kind.dc {
             // Test DCs add 10000 and media DCs are negative; compare the plain DC number.
-            guard abs(Int(theirs)) % 10000 == abs(Int(mine)) % 10000 else { throw .handshakeFailed(Self.dcMismatch) }
+            guard abs(Int(theirs)) % 10000 == abs(Int(mine)) % 10000 else { throw .wrongDC(requested: theirs, served: mine) }
         }
         if let e = inner.kind.expiresIn, e <= 0 { throw .handshakeFailed("expires_in must be positive") }
 
@@ -164,6 +166,7 @@ public struct ServerHandshake: Sendable {
             var a = candidate.withUnsafeBytes { BigUInt(bigEndian: $0) }
             gA = modulus.constantTimePower(BigUInt(UInt64(configuration.g)), a)
             a.wipe()
+            // Our own g_a outside the range of Docs/MTProto.md §4: draw another a (the loop bounds the tries).
             if (try? DiffieHellman.checkPublicValue(gA, prime: configuration.prime)) != nil {
                 secretA = candidate
                 break
@@ -188,6 +191,8 @@ public struct ServerHandshake: Sendable {
         // One RSA private operation, then each padding's checks on the same block.
         var m = try RSAHandshakeBlock.decrypt(encrypted, key: key, failure: .handshakeFailed("encrypted_data does not decode"))
         defer { m.withUnsafeMutableBytes { secureZero($0) } }
+        // Each padding's own error is dropped on purpose: the client learns one failure for all of
+        // them (no padding oracle), thrown below.
         if var padded = try? RSAPad.unpad(m) {
             defer { padded.secureWipe() }
             var r = TLReader(padded)

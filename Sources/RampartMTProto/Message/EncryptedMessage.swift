@@ -45,6 +45,13 @@ public enum EncryptedMessage {
     /// The largest `message_data` accepted or produced: 16 MiB, the transports' frame limit.
     public static let maxBodyLength = 1 << 24
 
+    /// The `auth_key_id` a packet starts with (Docs/MTProto.md §1.1), read as ``AuthKey/id`` is: 0 marks an
+    /// unencrypted message (``UnencryptedMessage``), anything else names the key to decrypt it with.
+    /// Nil for a packet shorter than 8 bytes; nothing else is checked.
+    public static func authKeyId<P: Collection<UInt8>>(of packet: P) -> UInt64? {
+        withContiguousBytes(packet) { p in p.count >= 8 ? p.baseAddress!.loadLE64(0) : nil }
+    }
+
     /// A packet from a padded-intermediate transport with its 0–15 trailing junk bytes dropped
     /// (Docs/MTProto.md §9.5): auth_key_id and msg_key, then whole 16-byte blocks. Other transports (`padded`
     /// false) deliver the packet unchanged.

@@ -42,8 +42,9 @@ public struct ServerSalts: Sendable, Hashable {
         return current
     }
 
-    /// Whether `salt` is acceptable at `serverTime`: the current salt or a future salt valid then
-    /// (a server-side check; the loopback server may answer others with bad_server_salt).
+    /// Whether `salt` is acceptable at `serverTime`: the current salt or a future salt valid then.
+    /// A server ``Session`` applies it to every message before committing it, and refuses others
+    /// with ``MTProtoError/badServerSalt(_:)``.
     public func accepts(_ salt: Int64, at serverTime: Double) -> Bool {
         salt == current || future.contains { $0.salt == salt && Double($0.validSince) <= serverTime && serverTime < Double($0.validUntil) }
     }

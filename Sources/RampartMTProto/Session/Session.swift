@@ -75,12 +75,16 @@ public struct OutgoingBody: Sendable, Hashable {
 /// if let ack = try s.encryptPendingAcks(now: now, using: &rng) { send(ack.packet) }
 /// ```
 ///
-/// Server (what the loopback server does per connection, see ``standardServerReplies(to:uniqueId:now:)``):
+/// Server (what to answer is the server's business; the loopback test server's policy is
+/// `StandardServerReplies`):
 /// ```swift
 /// var s = Session(server: key, salt: salt)
-/// let messages = try s.decrypt(packet, now: now)  // adopts the client's session_id
-/// let replies = s.standardServerReplies(to: messages, uniqueId: rng.next(), now: now)
-/// let out = try s.encrypt(replies, now: now, using: &rng)   // one message or a container
+/// do {
+///     let messages = try s.decrypt(packet, now: now)  // adopts the client's session_id, checks the salt
+///     let out = try s.encrypt(answers(to: messages), now: now, using: &rng)   // one message or a container
+/// } catch .badServerSalt(let rejected) {
+///     let out = try s.encryptBadServerSalt(answering: rejected, now: now, using: &rng)
+/// }
 /// ```
 ///
 /// Receiving applies every check of Docs/MTProto.md §1.6 (auth_key_id, msg_key, lengths and padding,
@@ -109,15 +113,14 @@ public struct Session: Sendable {
     public var padding: PaddingPolicy
     /// The receiver's time window.
     public var timeWindow = TimeWindow.standard
-    /// Server only: whether a message under a different session_id starts a new session (state is
-    /// reset, ``needsNewSessionCreated`` is set) instead of being rejected. Default true.
+    /// Server only: whether a message under a different session_id starts a new session (its
+    /// session_id is adopted; seq_no, replay window and pending acks start over) instead of being
+    /// rejected. Default true.
     public var acceptsNewSessions = true
     /// Server only: the first msg_id of the current session (the lowest id of the packet that
-    /// started it), for `new_session_created.first_msg_id`.
+    /// started it), for `new_session_created.first_msg_id` (Docs/MTProto.md §2.4). A server owes that message
+    /// whenever ``sessionId`` changes.
     public private(set) var firstMessageId: Int64?
-    /// Server only: a new session started and `new_session_created` has not been produced yet
-    /// (``makeNewSessionCreated(uniqueId:)`` clears it).
-    public private(set) var needsNewSessionCreated = false
 
     /// A client session with the given `session_id` (random, chosen by the client, Docs/MTProto.md §2.4) and
     /// the current server salt; `timeOffset` = server time − local time when known (from the
@@ -154,17 +157,49 @@ public struct Session: Sendable {
         _ body: [UInt8], contentRelated: Bool, now: Double, isResponse: Bool = false, using rng: inout R
     ) throws(MTProtoError) -> OutgoingMessage {
         guard let sid = sessionId else { throw .invalidMessage("no session yet: a server sends after the client's first message") }
+        var seq = seqNo
+        let out = try seal(body, contentRelated: contentRelated, sessionId: sid, seqNo: &seq, now: now,
+                           isResponse: isResponse, using: &rng)
+        seqNo = seq
+        return out
+    }
+
+    /// Server: encrypts the `bad_server_salt` (error code 48, Docs/MTProto.md §2.3) owed for a message that
+    /// ``decrypt(_:now:)`` refused with ``MTProtoError/badServerSalt(_:)``. It names the message's
+    /// msg_id and seq_no, carries the current salt, and goes in the message's session_id, which
+    /// this session has not adopted (a packet that would have started a new session did not). It
+    /// is a response (msg_id ≡ 1 mod 4) and not content-related; the receive state (session_id,
+    /// replay window, pending acks) is untouched.
+    /// - Throws: ``MTProtoError/invalidMessage(_:)`` for a client session.
+    public mutating func encryptBadServerSalt<R: RandomNumberGenerator>(
+        answering rejected: RejectedSalt, now: Double, using rng: inout R
+    ) throws(MTProtoError) -> OutgoingMessage {
+        guard role == .server else { throw .invalidMessage("bad_server_salt is sent by a server") }
+        let body = ServiceMessage.badServerSalt(badMsgId: rejected.msgId, badMsgSeqNo: rejected.seqNo, errorCode: 48,
+                                                newServerSalt: salts.current).encoded()
+        // Not content-related, so the counter does not move: a session not started yet numbers from 0.
+        var seq = rejected.sessionId == sessionId ? seqNo : SeqNoCounter()
+        return try seal(body, contentRelated: false, sessionId: rejected.sessionId, seqNo: &seq, now: now,
+                        isResponse: true, using: &rng)
+    }
+
+    /// Encrypts one body under `sid` with the next msg_id and the seq_no from `seq`; commits the
+    /// msg_id generator and `seq` only on success.
+    private mutating func seal<R: RandomNumberGenerator>(
+        _ body: [UInt8], contentRelated: Bool, sessionId sid: Int64, seqNo seq: inout SeqNoCounter, now: Double,
+        isResponse: Bool, using rng: inout R
+    ) throws(MTProtoError) -> OutgoingMessage {
         guard body.count % 4 == 0, body.count <= EncryptedMessage.maxBodyLength else {
             throw .invalidMessage("message_data length \(body.count)")
         }
-        var ids = messageIds, seq = seqNo
+        var ids = messageIds, counter = seq
         let id = ids.next(now: now, isResponse: isResponse)
-        let s = seq.next(contentRelated: contentRelated)
+        let s = counter.next(contentRelated: contentRelated)
         let header = MessageHeader(salt: salts.current, sessionId: sid, msgId: id, seqNo: s)
         let (packet, qa) = try EncryptedMessage.encrypt(body: body, header: header, authKey: authKey,
                                                         direction: role.outgoing, padding: padding, using: &rng)
         messageIds = ids
-        seqNo = seq
+        seq = counter
         return OutgoingMessage(packet: packet, msgId: id, seqNo: s, innerMsgIds: [], quickAck: qa)
     }
 
@@ -232,8 +267,13 @@ public struct Session: Sendable {
     /// bad_server_salt and new_session_created; future salts from future_salts.
     ///
     /// - Parameter now: local time in Unix seconds.
-    /// - Throws: ``MTProtoError/rejectedMessage`` for any §1.6 check; ``MTProtoError/invalidServiceMessage(_:)``
-    ///   or a TL error for a malformed container. The session is unchanged then.
+    /// A server also checks the salt (Docs/MTProto.md §2.3) before it commits anything: a message under a salt
+    /// that ``ServerSalts/accepts(_:at:)`` refuses throws ``MTProtoError/badServerSalt(_:)`` and does
+    /// not consume its msg_id, start a session or queue an ack.
+    ///
+    /// - Throws: ``MTProtoError/rejectedMessage`` for any §1.6 check; ``MTProtoError/badServerSalt(_:)``
+    ///   (server) for a salt it does not accept; ``MTProtoError/invalidServiceMessage(_:)`` or a TL
+    ///   error for a malformed container. The session is unchanged then.
     public mutating func decrypt<P: Collection<UInt8>>(_ packet: P, now: Double) throws(MTProtoError) -> [IncomingMessage] {
         let enforceTime = role == .server || messageIds.timeOffset != nil
         let serverTime: Double? = enforceTime ? messageIds.serverTime(at: now) : nil
@@ -255,6 +295,13 @@ public struct Session: Sendable {
         let newSession = role == .server && m.header.sessionId != sessionId
         let window = newSession ? ReplayWindow(capacity: replayWindow.capacity) : replayWindow
         guard window.accepts(m.header.msgId) else { throw .rejectedMessage }
+        // Server salt (Docs/MTProto.md §2.3), checked before anything is committed: a message under a salt
+        // that is neither current nor a valid future one is not processed, and must not consume its
+        // msg_id or start a session (the client re-sends it under the new salt).
+        if role == .server, !salts.accepts(m.header.salt, at: messageIds.serverTime(at: now)) {
+            throw .badServerSalt(RejectedSalt(msgId: m.header.msgId, seqNo: m.header.seqNo,
+                                              sessionId: m.header.sessionId, salt: m.header.salt))
+        }
 
         // Unpack a container (checked completely before anything changes).
         var messages: [IncomingMessage] = []
@@ -288,7 +335,6 @@ public struct Session: Sendable {
             seqNo = SeqNoCounter()
             pendingAcks = []
             firstMessageId = messages.map(\.msgId).min().map { Swift.min($0, h.msgId) } ?? h.msgId
-            needsNewSessionCreated = true
         }
         for msg in messages where msg.msgId != h.msgId { replayWindow.insert(msg.msgId) }
         replayWindow.insert(h.msgId)
@@ -301,6 +347,8 @@ public struct Session: Sendable {
     private mutating func learn(from messages: [IncomingMessage], outerMsgId: Int64, now: Double) {
         if messageIds.timeOffset == nil { messageIds.synchronize(serverMsgId: outerMsgId, now: now) }
         for msg in messages {
+            // A body that does not decode teaches nothing; it is still delivered, and the caller
+            // gets the decoding error from `decoded()` itself.
             guard let s = try? msg.decoded() else { continue }
             switch s {
             case let .badMsgNotification(_, _, code) where code == 16 || code == 17:
@@ -315,54 +363,5 @@ public struct Session: Sendable {
                 break
             }
         }
-    }
-
-    // MARK: Server helpers
-
-    /// Server: the `new_session_created` owed after a new session started (first_msg_id, the
-    /// caller's random `unique_id`, the current salt), clearing ``needsNewSessionCreated``.
-    public mutating func makeNewSessionCreated(uniqueId: Int64) -> ServiceMessage {
-        needsNewSessionCreated = false
-        return .newSessionCreated(firstMsgId: firstMessageId ?? 0, uniqueId: uniqueId, serverSalt: salts.current)
-    }
-
-    /// Server: the standard answers of the loopback test server to `messages` (what
-    /// ``decrypt(_:now:)`` returned), in order:
-    /// - `new_session_created` first when the packet started a new session;
-    /// - `ping` / `ping_delay_disconnect` → `pong` with `msg_id` = the ping's msg_id;
-    /// - `get_future_salts` → `future_salts` with the current salt, valid for an hour from `now`;
-    /// - `rpc_drop_answer` → `rpc_result` { `rpc_answer_unknown` };
-    /// - `destroy_session` → `destroy_session_none`;
-    /// - any other content-related message (an RPC, or gzip_packed: not unpacked here) →
-    ///   `rpc_result` { `rpc_error` 400 `METHOD_NOT_SUPPORTED` };
-    /// - acks, pongs and other non-content messages get no answer;
-    /// - last, a `msgs_ack` of every pending content-related id.
-    ///
-    /// Encrypt the result with ``encrypt(_:now:using:)`` (one message or a container).
-    public mutating func standardServerReplies(to messages: [IncomingMessage], uniqueId: Int64, now: Double) -> [OutgoingBody] {
-        var out: [OutgoingBody] = []
-        if needsNewSessionCreated { out.append(OutgoingBody(makeNewSessionCreated(uniqueId: uniqueId))) }
-        let unix = now.isNaN ? 0 : Int32(clamping: Int64(Swift.max(0, Swift.min(now, 2_000_000_000))))
-        for m in messages {
-            let decoded = try? m.decoded()
-            switch decoded {
-            case .ping(let id)?, .pingDelayDisconnect(let id, _)?:
-                out.append(OutgoingBody(.pong(msgId: m.msgId, pingId: id), isResponse: true))
-            case .getFutureSalts?:
-                let salt = FutureSalt(validSince: unix, validUntil: unix &+ 3600, salt: salts.current)
-                out.append(OutgoingBody(.futureSalts(reqMsgId: m.msgId, now: unix, salts: [salt]), isResponse: true))
-            case .rpcDropAnswer?:
-                out.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcAnswerUnknown.encoded()), isResponse: true))
-            case .destroySession(let id)?:
-                out.append(OutgoingBody(.destroySessionNone(sessionId: id), isResponse: true))
-            default:
-                guard m.isContentRelated else { break }
-                if case .msgsAck? = decoded { break }
-                out.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcError(.methodNotSupported).encoded()),
-                                        isResponse: true))
-            }
-        }
-        if let acks = takeAckBody() { out.append(OutgoingBody(acks, contentRelated: false)) }
-        return out
     }
 }

@@ -1,6 +1,6 @@
 // A sans-I/O MTProto client connection: a transport codec, the auth-key handshake on unencrypted
 // messages, then an encrypted session. `rampart mtproto ping` drives it over a socket; the tests
-// drive it against ``TestServer`` in memory.
+// drive it against the test server (RampartMTProtoServer) in memory.
 
 /// A client connection: bytes in, bytes and events out.
 public struct ClientConnection {

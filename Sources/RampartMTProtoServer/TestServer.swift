@@ -1,7 +1,10 @@
 // The loopback test server's logic, sans-I/O (Docs/MTProto.md §8 describes gotd's tgtest, which this follows):
 // transport detection per connection, the auth-key handshake on unencrypted messages, then
 // encrypted sessions answering the service messages. The `rampart mtproto serve` command owns the
-// sockets and feeds bytes in; everything here is deterministic given the clock and the RNG.
+// sockets and feeds bytes in; everything here is deterministic given the clock and the RNG. Its own
+// target (RampartMTProtoServer): the RampartMTProto library carries the protocol, not this server.
+
+import RampartMTProto
 
 /// One connection's handle in a ``TestServer``.
 public typealias TestServerConnectionID = Int
@@ -125,6 +128,8 @@ public struct TestServer {
     /// A key the server holds, with its session (one per key) and binding state.
     struct KeyState {
         var session: Session
+        /// What the server answers in that session (and which session it has announced).
+        var replies = StandardServerReplies()
         var expiresAt: Int64?
         /// When the key was last created or used (unix seconds), for the idle expiry.
         var lastUsedAt: Double
@@ -333,12 +338,10 @@ public struct TestServer {
     private mutating func handle<R: RandomNumberGenerator>(_ packet: [UInt8], quickAck: Bool, conn: inout Connection,
                                                            id: TestServerConnectionID, now: Double,
                                                            reply: inout TestServerReply, using rng: inout R) -> Bool {
-        guard packet.count >= 8 else {
+        guard let keyId = EncryptedMessage.authKeyId(of: packet) else {
             reply.log.append("connection \(id): packet of \(packet.count) bytes, closing")
             return false
         }
-        var keyId: UInt64 = 0
-        for i in 0..<8 { keyId |= UInt64(packet[i]) << (8 * UInt64(i)) }
         if keyId == 0 { return handshake(packet, conn: &conn, id: id, now: now, reply: &reply, using: &rng) }
         guard var state = keys[keyId] else {
             reply.log.append("connection \(id): unknown auth_key_id \(hex64(keyId)), answering -404")
@@ -356,44 +359,51 @@ public struct TestServer {
         do {
             let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: conn.transport.framing == .paddedIntermediate)
             messages = try state.session.decrypt(trimmed, now: now)
+        } catch .badServerSalt(let rejected) {
+            // Server salt (Docs/MTProto.md §2.3): the message was authentic but is not processed, and the
+            // session did not consume its msg_id; bad_server_salt (code 48) carries the current
+            // salt, and the client re-sends under it.
+            touch(&state, now: now)
+            reply.log.append("connection \(id): bad server salt \(hex64(UInt64(bitPattern: rejected.salt))), answering bad_server_salt")
+            let sent: Bool
+            do {
+                let out = try state.session.encryptBadServerSalt(answering: rejected, now: now, using: &rng)
+                reply.send += try conn.transport.encode(out.packet, using: &rng)
+                sent = true
+            } catch {
+                reply.log.append("connection \(id): cannot answer (\(error)), closing")
+                sent = false
+            }
+            keys[keyId] = state
+            return sent
         } catch {
             reply.log.append("connection \(id): message rejected (\(error)), closing")
             return false
         }
         touch(&state, now: now)
-        // Server salt (Docs/MTProto.md §2.3): a message under a salt that is neither current nor a valid
-        // future one gets bad_server_salt (code 48) with the current salt and is not processed; the
-        // client adopts the salt and re-sends under a new msg_id.
-        if let first = messages.first, !state.session.salts.accepts(first.salt, at: now) {
-            var replies: [OutgoingBody] = []
-            if state.session.needsNewSessionCreated {
-                replies.append(OutgoingBody(state.session.makeNewSessionCreated(uniqueId: Int64(bitPattern: rng.next()))))
-            }
-            replies.append(OutgoingBody(.badServerSalt(badMsgId: first.containerId ?? first.msgId, badMsgSeqNo: first.seqNo,
-                                                       errorCode: 48, newServerSalt: state.session.salts.current)))
-            reply.log.append("connection \(id): bad server salt \(hex64(UInt64(bitPattern: first.salt))), answering bad_server_salt")
-            let sent = send(replies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
-            keys[keyId] = state
-            return sent
-        }
         if quickAck, let first = messages.first {
-            if let b = try? conn.transport.encodeQuickAck(first.quickAck) { reply.send += b }
-        }
-        var bodies: [OutgoingBody] = []
-        var rest: [IncomingMessage] = []
-        for m in messages {
-            if m.constructor == HandshakeConstructor.bindTempAuthKey {
-                bodies.append(bindTempKey(m, keyId: keyId, state: &state, reply: &reply))
-            } else {
-                rest.append(m)
+            do {
+                reply.send += try conn.transport.encodeQuickAck(first.quickAck)
+            } catch {
+                reply.log.append("connection \(id): cannot answer (\(error)), closing")
+                keys[keyId] = state
+                return false
             }
         }
-        // Standard answers; they include new_session_created (first) and the acks (last, also of
-        // bind requests); the bind results go right after new_session_created.
-        let startsSession = state.session.needsNewSessionCreated
-        var standard = state.session.standardServerReplies(to: rest, uniqueId: Int64(bitPattern: rng.next()), now: now)
-        standard.insert(contentsOf: bodies, at: startsSession ? 1 : 0)
-        let sent = standard.isEmpty || send(standard, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
+        // new_session_created first, then the bind results, the standard answers, and last the
+        // acks (also of bind requests).
+        var bodies: [OutgoingBody] = []
+        if let created = state.replies.newSessionCreated(for: state.session, uniqueId: Int64(bitPattern: rng.next())) {
+            bodies.append(created)
+        }
+        for m in messages where m.constructor == HandshakeConstructor.bindTempAuthKey {
+            bodies.append(bindTempKey(m, keyId: keyId, state: &state, reply: &reply))
+        }
+        for m in messages where m.constructor != HandshakeConstructor.bindTempAuthKey {
+            if let a = StandardServerReplies.answer(to: m, salt: state.session.salts.current, now: now) { bodies.append(a) }
+        }
+        if let acks = state.session.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
+        let sent = bodies.isEmpty || send(bodies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
         if sent { for m in messages { reply.log.append("connection \(id): \(describe(m))") } }
         keys[keyId] = state
         return sent
@@ -426,7 +436,8 @@ public struct TestServer {
         }
         // req_DH_params costs an RSA private operation and a 2048-bit DH power (the next step
         // another): charged to the client's address and the global budget before any of it runs.
-        if case .waitingReqDH = conn.handshake.state,
+        // (A body too short for a constructor is not req_DH_params; the handshake refuses it below.)
+        if conn.handshake.awaitsReqDHParams,
            (try? TLReader(message.body).peekConstructor()) == HandshakeConstructor.reqDHParams {
             guard admitRSA(address: conn.address, now: now) else {
                 rsaRefusals += 1
@@ -441,7 +452,8 @@ public struct TestServer {
         do {
             step = try conn.handshake.receive(message.body, now: Int64(now), using: &rng)
         } catch {
-            let code: Int32 = error == .handshakeFailed(ServerHandshake.dcMismatch) ? -444 : -404
+            let code: Int32
+            if case .wrongDC = error { code = -444 } else { code = -404 }
             reply.log.append("connection \(id): handshake refused (\(error)), answering \(code)")
             send(error: code, conn, &reply, using: &rng)
             return false
@@ -504,11 +516,18 @@ public struct TestServer {
         return OutgoingBody(ServiceMessage.rpcResult(reqMsgId: m.msgId, result: result), isResponse: true)
     }
 
+    /// Frames transport error `code` (the connection is closed after it). When that fails (no
+    /// transport detected yet) nothing is sent, and the log says so.
     private func send<R: RandomNumberGenerator>(error code: Int32, _ conn: Connection, _ reply: inout TestServerReply,
                                                 using rng: inout R) {
-        if let b = try? conn.transport.encodeTransportError(code, using: &rng) { reply.send += b }
+        do {
+            reply.send += try conn.transport.encodeTransportError(code, using: &rng)
+        } catch {
+            reply.log.append("cannot send transport error \(code) (\(error))")
+        }
     }
 
+    /// A log name for a message; a body that does not decode is named by its constructor.
     private func describe(_ m: IncomingMessage) -> String {
         let name: String
         switch try? m.decoded() {

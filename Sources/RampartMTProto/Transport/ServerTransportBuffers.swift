@@ -1,11 +1,12 @@
-// What the test server needs to bound its memory per connection: how many received bytes a
-// connection's transport holds, and a way to give back the capacity a large frame left behind (the
-// byte queues keep their capacity when drained, so a client that sent one 1 MiB frame would otherwise
-// pin 1–2 MiB for the life of its connection while counting as 0 buffered bytes).
+// What a server needs to bound its memory per connection (the test server in RampartMTProtoServer
+// uses it): how many received bytes a connection's transport holds, and a way to give back the
+// capacity a large frame left behind (the byte queues keep their capacity when drained, so a client
+// that sent one 1 MiB frame would otherwise pin 1–2 MiB for the life of its connection while
+// counting as 0 buffered bytes). Package access: not part of the library's API.
 
 extension ServerTransport {
     /// Received bytes not yet decoded into packets.
-    var bufferedByteCount: Int {
+    package var bufferedByteCount: Int {
         switch state {
         case .detecting: return pending.count
         case .plain(let d, _): return d.bufferedByteCount
@@ -14,7 +15,7 @@ extension ServerTransport {
     }
 
     /// Reallocates the receive queue to fit the bytes it holds (a copy of at most one partial frame).
-    func releaseSpareCapacity() {
+    package func releaseSpareCapacity() {
         switch state {
         case .detecting:
             pending.shrinkToFit()

@@ -1,0 +1,85 @@
+// The loopback test server's reply policy: which service messages it answers and how. The protocol
+// mechanics it relies on (the receiver checks, containers, acks, the salt check, the session's first
+// msg_id) belong to ``Session``; this type only decides what to say.
+
+import RampartMTProto
+
+/// The standard answers of the loopback test server to what a server ``Session`` received, for one
+/// session (it remembers which session_id it has announced with `new_session_created`).
+///
+/// ```swift
+/// var policy = StandardServerReplies()
+/// let messages = try session.decrypt(packet, now: now)    // a server session: salt checked too
+/// let replies = policy.replies(to: messages, in: &session, uniqueId: rng.next(), now: now)
+/// if !replies.isEmpty { send(try session.encrypt(replies, now: now, using: &rng).packet) }
+/// ```
+public struct StandardServerReplies: Sendable, Hashable {
+    /// The session_id whose `new_session_created` has been produced; nil before the first.
+    public private(set) var announcedSessionId: Int64?
+
+    /// A policy that has announced no session yet.
+    public init() {}
+
+    /// `new_session_created` (Docs/MTProto.md §2.4: the session's first msg_id, the caller's random
+    /// `unique_id`, the current salt) when `session` has a session_id this policy has not announced
+    /// yet, which it then records; nil otherwise.
+    public mutating func newSessionCreated(for session: Session, uniqueId: Int64) -> OutgoingBody? {
+        guard let sid = session.sessionId, sid != announcedSessionId else { return nil }
+        announcedSessionId = sid
+        return OutgoingBody(.newSessionCreated(firstMsgId: session.firstMessageId ?? 0, uniqueId: uniqueId,
+                                               serverSalt: session.salts.current))
+    }
+
+    /// The answer to one received message, or nil when it gets none:
+    /// - `ping` / `ping_delay_disconnect` → `pong` with `msg_id` = the ping's msg_id;
+    /// - `get_future_salts` → `future_salts` with `salt` (the current salt), valid for an hour from `now`;
+    /// - `rpc_drop_answer` → `rpc_result` { `rpc_answer_unknown` };
+    /// - `destroy_session` → `destroy_session_none`;
+    /// - any other content-related message (an RPC, gzip_packed — not unpacked here — or a body
+    ///   that does not decode as a service message) → `rpc_result` { `rpc_error` 400
+    ///   `METHOD_NOT_SUPPORTED` };
+    /// - acks, pongs and other non-content messages → nil.
+    public static func answer(to m: IncomingMessage, salt: Int64, now: Double) -> OutgoingBody? {
+        let decoded: ServiceMessage
+        do {
+            decoded = try m.decoded()
+        } catch {
+            // Not a well-formed service message: for this server, a request it does not implement.
+            decoded = .unknown(constructor: m.constructor, body: m.body)
+        }
+        let unix = now.isNaN ? 0 : Int32(clamping: Int64(Swift.max(0, Swift.min(now, 2_000_000_000))))
+        switch decoded {
+        case .ping(let id), .pingDelayDisconnect(let id, _):
+            return OutgoingBody(.pong(msgId: m.msgId, pingId: id), isResponse: true)
+        case .getFutureSalts:
+            let future = FutureSalt(validSince: unix, validUntil: unix &+ 3600, salt: salt)
+            return OutgoingBody(.futureSalts(reqMsgId: m.msgId, now: unix, salts: [future]), isResponse: true)
+        case .rpcDropAnswer:
+            return OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcAnswerUnknown.encoded()), isResponse: true)
+        case .destroySession(let id):
+            return OutgoingBody(.destroySessionNone(sessionId: id), isResponse: true)
+        case .msgsAck:
+            return nil
+        default:
+            guard m.isContentRelated else { return nil }
+            return OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcError(.methodNotSupported).encoded()),
+                                isResponse: true)
+        }
+    }
+
+    /// Everything the server says after `messages` (what `session.decrypt` returned), in order:
+    /// `new_session_created` when the session is new (``newSessionCreated(for:uniqueId:)``), the
+    /// ``answer(to:salt:now:)`` of each message, and last a `msgs_ack` of the session's pending
+    /// content-related ids (taken from `session`). Encrypt the result with
+    /// ``Session/encrypt(_:now:using:)`` (one message or a container); it is empty when nothing is owed.
+    public mutating func replies(to messages: [IncomingMessage], in session: inout Session, uniqueId: Int64,
+                                 now: Double) -> [OutgoingBody] {
+        var out: [OutgoingBody] = []
+        if let created = newSessionCreated(for: session, uniqueId: uniqueId) { out.append(created) }
+        for m in messages {
+            if let a = Self.answer(to: m, salt: session.salts.current, now: now) { out.append(a) }
+        }
+        if let acks = session.takeAckBody() { out.append(OutgoingBody(acks, contentRelated: false)) }
+        return out
+    }
+}
