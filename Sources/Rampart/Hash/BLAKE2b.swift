@@ -33,9 +33,9 @@ public struct BLAKE2b: Sendable {
     /// The last block seen so far (128 bytes): BLAKE2b compresses the final block differently, so a
     /// block is only compressed once more input follows it. Holds the padded key block of a keyed hash
     /// first.
-    var buffer: SIMD16<UInt64>
-    /// Bytes in `buffer` (0...128).
-    var buffered: Int
+    var pendingBlock: SIMD16<UInt64>
+    /// Bytes in `pendingBlock` (0...128).
+    var pendingCount: Int
     /// Use the AVX2 kernel (the backend is `.hardware` and the CPU has AVX2).
     let useAVX2: Bool
     /// The digest size in bytes (1...64).
@@ -111,52 +111,19 @@ public struct BLAKE2b: Sendable {
         state = SIMD16(blake2bIV.0 ^ p0, blake2bIV.1, blake2bIV.2, blake2bIV.3,
                        blake2bIV.4 ^ s1.0, blake2bIV.5 ^ s1.1, blake2bIV.6 ^ s2.0, blake2bIV.7 ^ s2.1,
                        0, 0, 0, 0, 0, 0, 0, 0)
-        buffer = SIMD16(repeating: 0)
-        buffered = 0
+        pendingBlock = SIMD16(repeating: 0)
+        pendingCount = 0
         if key.count > 0 {
             // The key, zero-padded to a full block, is the first block of the message.
-            withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.copyMemory(from: key.baseAddress!, byteCount: key.count) }
-            buffered = BLAKE2b.blockByteCount
+            withUnsafeMutableBytes(of: &pendingBlock) { $0.baseAddress!.copyMemory(from: key.baseAddress!, byteCount: key.count) }
+            pendingCount = BLAKE2b.blockByteCount
         }
     }
 
     /// Absorbs bytes.
     public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
-        guard var p = bufferPointer.baseAddress, bufferPointer.count > 0 else { return }
-        var n = bufferPointer.count
-        let bs = BLAKE2b.blockByteCount
-        if buffered > 0 {
-            let take = min(bs - buffered, n)
-            if take > 0 {
-                let used = buffered
-                withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.advanced(by: used).copyMemory(from: p, byteCount: take) }
-                buffered += take
-                p += take
-                n -= take
-            }
-            // Compress the buffered block only when more input follows it: it may be the last.
-            if n == 0 { return }
-            let avx2 = useAVX2
-            withUnsafeMutableBytes(of: &state) { s in
-                withUnsafeBytes(of: &buffer) { b in
-                    blake2bCompress(s.baseAddress!, b.baseAddress!, 1, -1, avx2)
-                }
-            }
-            // Clear it: it may have been the key block, and a shorter tail would not overwrite it all.
-            buffer = SIMD16(repeating: 0)
-            buffered = 0
-        }
-        // Keep 1...128 bytes back for the buffer.
-        let whole = (n - 1) / bs
-        if whole > 0 {
-            let avx2 = useAVX2
-            let blocks = p
-            withUnsafeMutableBytes(of: &state) { s in blake2bCompress(s.baseAddress!, blocks, whole, -1, avx2) }
-            p += whole * bs
-            n -= whole * bs
-        }
-        withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.copyMemory(from: p, byteCount: n) }
-        buffered = n
+        guard let p = bufferPointer.baseAddress, bufferPointer.count > 0 else { return }
+        absorb(p, bufferPointer.count)
     }
 
     /// Absorbs a collection of bytes (contiguous collections are read in place).
@@ -169,8 +136,8 @@ public struct BLAKE2b: Sendable {
     /// follow).
     public func finalize() -> BLAKE2b.Digest {
         // Copies of the state and of the last block (which may be the key block), wiped with one call.
-        var t = (state, buffer)
-        let used = buffered
+        var t = (state, pendingBlock)
+        let used = pendingCount
         let avx2 = useAVX2
         var d = Digest(byteCount: outputByteCount)
         withUnsafeMutableBytes(of: &t.0) { sp in
@@ -383,4 +350,14 @@ func blake2bBlocksPortable(_ state: UnsafeMutableRawPointer, _ blocks: UnsafeRaw
     }
     state.storeBytes(of: t0, toByteOffset: 64, as: UInt64.self)
     state.storeBytes(of: t1, toByteOffset: 72, as: UInt64.self)
+}
+
+extension BLAKE2b: BlockAbsorbing {
+    static var absorbBlockSize: Int { BLAKE2b.blockByteCount }
+    /// The final block is compressed with the finalization flag: a full block waits for more input.
+    static var holdsBackFullBlock: Bool { true }
+    mutating func compressBlocks(_ blocks: UnsafeRawPointer, _ count: Int) {
+        let avx2 = useAVX2
+        withUnsafeMutableBytes(of: &state) { s in blake2bCompress(s.baseAddress!, blocks, count, -1, avx2) }
+    }
 }

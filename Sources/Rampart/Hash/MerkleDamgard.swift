@@ -27,8 +27,8 @@ protocol MDCompressor {
 @usableFromInline
 struct MDEngine<C: MDCompressor>: Sendable {
     @usableFromInline var words: C.Words
-    @usableFromInline var block: C.Block
-    @usableFromInline var used: Int = 0
+    @usableFromInline var pendingBlock: C.Block
+    @usableFromInline var pendingCount: Int = 0
     @usableFromInline var total: UInt64 = 0
     @usableFromInline let backend: Backend
 
@@ -36,7 +36,7 @@ struct MDEngine<C: MDCompressor>: Sendable {
     @inlinable
     init(words: C.Words, total: UInt64, backend: Backend) {
         self.words = words
-        block = C.zeroBlock
+        pendingBlock = C.zeroBlock
         self.total = total
         self.backend = backend
     }
@@ -44,49 +44,23 @@ struct MDEngine<C: MDCompressor>: Sendable {
     @inlinable
     init(backend: Backend) {
         words = C.initialWords
-        block = C.zeroBlock
+        pendingBlock = C.zeroBlock
         self.backend = backend
     }
 
     @usableFromInline
     mutating func update(_ input: UnsafeRawBufferPointer) {
-        guard var p = input.baseAddress, input.count > 0 else { return }
-        var n = input.count
-        total &+= UInt64(n)
-        let bs = C.blockSize
-        if used > 0 {
-            let take = min(bs - used, n)
-            let u = used
-            withUnsafeMutableBytes(of: &block) { b in
-                b.baseAddress!.advanced(by: u).copyMemory(from: p, byteCount: take)
-            }
-            used += take
-            p += take
-            n -= take
-            if used < bs { return }
-            var w = words
-            let be = backend
-            withUnsafeBytes(of: &block) { b in C.compress(&w, b.baseAddress!, 1, be) }
-            words = w
-            used = 0
-        }
-        let whole = n / bs
-        if whole > 0 {
-            C.compress(&words, p, whole, backend)
-            p += whole * bs
-            n -= whole * bs
-        }
-        if n > 0 {
-            withUnsafeMutableBytes(of: &block) { b in b.baseAddress!.copyMemory(from: p, byteCount: n) }
-            used = n
-        }
+        guard let p = input.baseAddress, input.count > 0 else { return }
+        total &+= UInt64(input.count)
+        absorb(p, input.count)
     }
 
     /// Pads a copy of the state and writes the digest to `out` (which holds `C.digestSize` bytes).
     @usableFromInline
     func finalize(into out: UnsafeMutableRawPointer) {
         var w = words
-        var b = block
+        var b = pendingBlock
+        let used = pendingCount
         let bs = C.blockSize
         let bitLength = total &<< 3
         let highBits = total >> 61
@@ -106,6 +80,14 @@ struct MDEngine<C: MDCompressor>: Sendable {
         }
         C.store(w, out)
         wipe(&b)
+    }
+}
+
+extension MDEngine: BlockAbsorbing {
+    static var absorbBlockSize: Int { C.blockSize }
+    static var holdsBackFullBlock: Bool { false }
+    mutating func compressBlocks(_ blocks: UnsafeRawPointer, _ count: Int) {
+        C.compress(&words, blocks, count, backend)
     }
 }
 

@@ -21,8 +21,8 @@ struct Poly1305State {
     /// The second key half s (added at the end).
     var pad0: UInt64, pad1: UInt64
     /// A partial block and how many of its bytes are filled.
-    var buffer: SIMD16<UInt8> = .zero
-    var used: Int = 0
+    var pendingBlock: SIMD16<UInt8> = .zero
+    var pendingCount: Int = 0
 
     /// Starts with a 32-byte one-time key `r || s`.
     init(key k: UnsafeRawPointer) {
@@ -34,43 +34,16 @@ struct Poly1305State {
     }
 
     /// Absorbs `count` bytes.
-    mutating func update(_ p: UnsafeRawPointer, _ count: Int) {
-        var p = p
-        var n = count
-        if used > 0 {
-            let take = min(16 - used, n)
-            withUnsafeMutableBytes(of: &buffer) { b in
-                b.baseAddress!.advanced(by: used).copyMemory(from: p, byteCount: take)
-            }
-            used += take
-            p += take
-            n -= take
-            if used < 16 { return }
-            var blk = buffer
-            withUnsafeBytes(of: &blk) { b in poly1305Blocks(&self, b.baseAddress!, 1, 1) }
-            wipe(&blk)
-            used = 0
-        }
-        let whole = n >> 4
-        if whole > 0 {
-            poly1305Blocks(&self, p, whole, 1)
-            p += whole << 4
-            n -= whole << 4
-        }
-        if n > 0 {
-            withUnsafeMutableBytes(of: &buffer) { b in b.baseAddress!.copyMemory(from: p, byteCount: n) }
-            used = n
-        }
-    }
+    mutating func update(_ p: UnsafeRawPointer, _ count: Int) { absorb(p, count) }
 
     /// The 16-byte tag of everything absorbed, written to `out`. The state is left unchanged.
     func finalize(into out: UnsafeMutableRawPointer) {
         var s = self
-        if s.used > 0 {
+        if s.pendingCount > 0 {
             // Pad the last block with a 1 byte and zeros; it gets no 2^128 bit.
-            s.buffer[s.used] = 1
-            for i in (s.used + 1)..<16 { s.buffer[i] = 0 }
-            let b = s.buffer
+            s.pendingBlock[s.pendingCount] = 1
+            for i in (s.pendingCount + 1)..<16 { s.pendingBlock[i] = 0 }
+            let b = s.pendingBlock
             withUnsafeBytes(of: b) { poly1305Blocks(&s, $0.baseAddress!, 1, 0) }
         }
         // Full reduction: h < 2^130 + 2^66 here. Compute g = h + 5 - 2^130; take g when it is
@@ -112,6 +85,12 @@ extension Poly1305State {
         h0 = words[3]; h1 = words[4]; h2 = words[5]
         wipe(&words)
     }
+}
+
+extension Poly1305State: BlockAbsorbing {
+    static var absorbBlockSize: Int { 16 }
+    static var holdsBackFullBlock: Bool { false }
+    mutating func compressBlocks(_ blocks: UnsafeRawPointer, _ count: Int) { poly1305Blocks(&self, blocks, count, 1) }
 }
 
 /// A carry bit as a word, without a select: LLVM turned `c ? 1 : 0` on these carries into
