@@ -86,7 +86,7 @@ let package = Package(
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
-        .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto"], path: "Sources/RampartVectors"),
+        .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto", "RampartTestSupport"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
             dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartReference", "RampartVectors"],
@@ -95,38 +95,42 @@ let package = Package(
         // Test-only C: valgrind client requests (ctgrind) and the weak libFuzzer driver declaration.
         // Never a dependency of a library product.
         .target(name: "RampartTestSupportC", path: "Sources/RampartTestSupportC"),
+        // Test-only Swift: the one seeded generator (SplitMix64), byte replay, hex and project-file
+        // helpers of the tests, fuzz targets, ctgrind and benchmarks. Stdlib only; never a dependency
+        // of a library product.
+        .target(name: "RampartTestSupport", path: "Sources/RampartTestSupport"),
         // Constant-time proof: runs every secret-handling operation with its secrets marked undefined
         // for valgrind's memcheck (Scripts/ctgrind.sh).
         .executableTarget(
             name: "rampart-ctgrind",
-            dependencies: ["Rampart", "RampartMTProto", "RampartTestSupportC"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartTestSupportC", "RampartTestSupport"],
             path: "Sources/rampart-ctgrind"
         ),
         // libFuzzer targets for every decoder (Scripts/fuzz.sh); without -sanitize=fuzzer it replays
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartTestSupportC"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartTestSupportC", "RampartTestSupport"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["Rampart", "RampartMTProto", "RampartReference"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartReference", "RampartTestSupport"],
             path: "Benchmarks"
         ),
         .testTarget(
             name: "RampartTests",
-            dependencies: ["Rampart", "RampartVectors"],
+            dependencies: ["Rampart", "RampartVectors", "RampartTestSupport"],
             path: "Tests/RampartTests"
         ),
         .testTarget(
             name: "RampartMTProtoTests",
-            dependencies: ["RampartMTProto", "RampartMTProtoServer", "Rampart", "RampartVectors"],
+            dependencies: ["RampartMTProto", "RampartMTProtoServer", "Rampart", "RampartVectors", "RampartTestSupport"],
             path: "Tests/RampartMTProtoTests"
         ),
         .testTarget(
             name: "CrossCheckTests",
-            dependencies: ["Rampart", "RampartReference"],
+            dependencies: ["Rampart", "RampartReference", "RampartTestSupport"],
             path: "Tests/CrossCheckTests"
         ),
     ],

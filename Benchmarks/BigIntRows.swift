@@ -3,25 +3,13 @@
 @_spi(Testing) import Rampart
 import RampartReference
 import RampartMTProto
-
-/// A seeded generator for the benchmark's operands.
-struct BenchRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
+import RampartTestSupport
 
 /// `modexp-2048-2048`, `modexp-2048-256` (constant time, precomputed Montgomery contexts on both
 /// sides), `safe-prime-check-2048`, `rsa2048-public`, `pq-factorize`.
 func bigIntRows() -> [Row] {
     var rows: [Row] = []
-    var rng = BenchRNG(state: 2048)
+    var rng = SplitMix64(seed: 2048)
     let bn = OpenSSLBN.shared
     // A random odd 2048-bit modulus with the top bit set, a base below it.
     let m = BigUInt.random(bits: 2048, using: &rng) | (BigUInt(1) << 2047) | BigUInt(1)
@@ -44,7 +32,7 @@ func bigIntRows() -> [Row] {
     // p and (p − 1)/2, 64 Miller-Rabin rounds each, Telegram's prime without the known-prime shortcut.
     let p = DiffieHellman.telegramPrime
     var cs = [Contender(implementation: "rampart") {
-        var r = BenchRNG(state: 64)
+        var r = SplitMix64(seed: 64)
         consume(DiffieHellman.isSafePrime(p, rounds: 64, useKnownPrimes: false, using: &r) ? 1 : 0)
     }]
     if let bn {
@@ -55,7 +43,7 @@ func bigIntRows() -> [Row] {
 
     // Raw RSA-2048 public operation with Telegram's key.
     let key = try! RSA.PublicKey(pemRepresentation: TelegramPublicKeys.productionPEM)
-    var msg = (0..<256).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    var msg = randomBytes(count: 256, using: &rng)
     msg[0] = 0x12
     let input = msg
     cs = [Contender(implementation: "rampart") { consume(try! key.rawPublic(input)[0]) }]

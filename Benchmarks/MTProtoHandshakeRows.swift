@@ -3,9 +3,10 @@
 // constant-time modular exponentiations), in handshakes per second. No reference composes this.
 
 import RampartMTProto
+import RampartTestSupport
 
 func mtprotoHandshakeRows() -> [Row] {
-    var keyRNG = BenchRNG(state: 0x4D54_5052)
+    var keyRNG = SplitMix64(seed: 0x4D54_5052)
     guard let key = try? RSA.PrivateKey.generate(bits: 2048, using: &keyRNG),
           let serverTemplate = try? ServerHandshake(configuration: .init(privateKeys: [key], dc: 2)) else {
         return []
@@ -13,7 +14,7 @@ func mtprotoHandshakeRows() -> [Row] {
     var seed: UInt64 = 1
     let op = {
         seed &+= 1
-        var crng = BenchRNG(state: seed), srng = BenchRNG(state: ~seed)
+        var crng = SplitMix64(seed: seed), srng = SplitMix64(seed: ~seed)
         var client = ClientHandshake(configuration: .init(publicKeys: [key.publicKey], dc: 2))
         var server = serverTemplate
         var toServer = client.start(using: &crng)

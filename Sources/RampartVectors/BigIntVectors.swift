@@ -4,23 +4,12 @@
 
 import Foundation
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
 enum BigIntVectors {
     static func big(_ c: [String: Any], _ k: String, _ id: String) throws -> BigUInt {
         let s: String = try field(c, k, id)
         do { return try BigUInt(hex: s) } catch { throw VectorFileError.malformed(id, "bad hex in \(k)") }
-    }
-
-    /// A fixed-seed generator so vector runs are reproducible.
-    struct SeededRNG: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     static func modexp(_ id: String, _ c: [String: Any]) throws -> VectorResult {
@@ -40,7 +29,7 @@ enum BigIntVectors {
         let n = try big(c, "n", id)
         let prime: Bool = try field(c, "prime", id)
         let safe = c["safe"] as? Bool ?? false
-        var rng = SeededRNG(state: id.utf8.reduce(UInt64(0x5EED)) { $0 &* 31 &+ UInt64($1) })
+        var rng = SplitMix64(seed: id.utf8.reduce(UInt64(0x5EED)) { $0 &* 31 &+ UInt64($1) })
         var failures: [String] = []
         // 2048-bit entries are costly in debug builds: a few rounds there, 16 otherwise.
         let rounds = n.bitWidth > 1024 ? 3 : 16

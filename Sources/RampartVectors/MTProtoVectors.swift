@@ -3,21 +3,7 @@
 // the official auth-key sample (`handshake_sample.json`) replayed through the client state machine.
 
 import RampartMTProto
-
-/// Replays bytes: each `next()` takes 8 bytes little-endian; a short tail is zero-filled and ends
-/// the chunk (matching `MTProtoRandom.bytes`, which draws ⌈n/8⌉ words for n bytes).
-struct ChunkRNG: RandomNumberGenerator {
-    var chunks: [[UInt8]]
-    var offset = 0
-    mutating func next() -> UInt64 {
-        guard !chunks.isEmpty else { return 0 }
-        var w: UInt64 = 0
-        for k in 0..<8 where offset + k < chunks[0].count { w |= UInt64(chunks[0][offset + k]) << (8 * UInt64(k)) }
-        offset += 8
-        if offset >= chunks[0].count { chunks.removeFirst(); offset = 0 }
-        return w
-    }
-}
+import RampartTestSupport
 
 enum MTProtoVectors {
     static func le64(_ b: [UInt8]) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | UInt64($1) } }
@@ -49,7 +35,7 @@ enum MTProtoVectors {
             let header = MessageHeader(salt: Int64(bitPattern: le64(try h("salt_wire"))),
                                        sessionId: Int64(bitPattern: le64(try h("session_id_wire"))),
                                        msgId: hex64(try field(c, "msg_id", id)), seqNo: Int32(try field(c, "seq_no", id) as Int))
-            var rng = ChunkRNG(chunks: [try h("padding")])
+            var rng = ReplayRNG(chunks: [try h("padding")])
             let (packet, _) = try EncryptedMessage.encrypt(body: try h("body"), header: header, authKey: key, direction: dir,
                                                            padding: .minimal, using: &rng)
             guard packet == (try h("packet")) else { return fail(id, "packet differs") }
@@ -74,7 +60,7 @@ enum MTProtoVectors {
         func h(_ k: String) throws -> [UInt8] { try hexField(s, k, id) }
         let key = try RSA.PublicKey(pemRepresentation: TelegramPublicKeys.productionPEM)
         var client = ClientHandshake(configuration: .init(publicKeys: [key], dc: 2))
-        var rng = ChunkRNG(chunks: [try h("nonce"), try h("new_nonce"), try h("random_padding_bytes"),
+        var rng = ReplayRNG(chunks: [try h("nonce"), try h("new_nonce"), try h("random_padding_bytes"),
                                     [UInt8](repeating: 0x42, count: 32), try h("b"), try h("client_padding")])
         guard client.start(using: &rng) == [0xF1, 0x8E, 0x7E, 0xBE] + (try h("nonce")) else { return [fail(id, "req_pq_multi")] }
         let fps = try (field(s, "fingerprints", id) as [String]).map { le64(try Hex.decode($0)) }

@@ -16,6 +16,7 @@
 
 @_spi(Testing) import Rampart
 import RampartMTProto
+import RampartTestSupport
 import RampartTestSupportC
 
 #if canImport(Glibc)
@@ -51,19 +52,6 @@ func check(_ ok: Bool, _ what: @autoclosure () -> String) throws {
     if !published(ok) { throw CheckFailed(description: what()) }
 }
 
-/// A deterministic generator (splitmix64): the cases are reproducible.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
-}
-
 // MARK: Cases
 
 struct Case {
@@ -93,13 +81,13 @@ let canaryTable: [UInt8] = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 7) }
 }
 
 add("canary-branch", canary: true) {
-    var rng = SplitMix(state: 1)
+    var rng = SplitMix64(seed: 1)
     let s = rng.bytes(16)
     secret(s)
     _ = published(leakyBranch(s))
 }
 add("canary-lookup", canary: true) {
-    var rng = SplitMix(state: 2)
+    var rng = SplitMix64(seed: 2)
     let s = rng.bytes(16)
     secret(s)
     _ = published(leakyLookup(s))
@@ -110,7 +98,7 @@ for backend in [Backend.portable, Backend.hardware] {
     let bname = backend == .portable ? "portable" : "hardware"
     for keyBytes in [16, 24, 32] {
         add("aes\(keyBytes * 8)-\(bname)") {
-            var rng = SplitMix(state: UInt64(keyBytes))
+            var rng = SplitMix64(seed: UInt64(keyBytes))
             let key = rng.bytes(keyBytes), plain = rng.bytes(96), iv32 = rng.bytes(32), iv16 = rng.bytes(16)
             secret(key)
             secret(plain)
@@ -134,7 +122,7 @@ for backend in [Backend.portable, Backend.hardware] {
             try check(m == plain.count, "PKCS#7 round trip")
         }
         add("aes\(keyBytes * 8)-gcm-\(bname)") {
-            var rng = SplitMix(state: 100 + UInt64(keyBytes))
+            var rng = SplitMix64(seed: 100 + UInt64(keyBytes))
             let key = rng.bytes(keyBytes), plain = rng.bytes(67), aad = rng.bytes(13)
             secret(key)
             secret(plain)
@@ -155,7 +143,7 @@ for backend in [Backend.portable, Backend.hardware] {
 }
 
 add("x25519") {
-    var rng = SplitMix(state: 7)
+    var rng = SplitMix64(seed: 7)
     let a = rng.bytes(32), b = rng.bytes(32)
     let alice = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: a)
     let bob = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: b)
@@ -175,7 +163,7 @@ add("x25519") {
 }
 
 add("poly1305") {
-    var rng = SplitMix(state: 8)
+    var rng = SplitMix64(seed: 8)
     let key = rng.bytes(32), msg = rng.bytes(75)
     secret(key)
     secret(msg)
@@ -191,7 +179,7 @@ add("poly1305") {
 for backend in [Backend.portable, Backend.hardware] {
     let bname = backend == .portable ? "portable" : "hardware"
     add("secretbox-\(bname)") {
-        var rng = SplitMix(state: 9)
+        var rng = SplitMix64(seed: 9)
         let key = rng.bytes(32), msg = rng.bytes(100), nonce = rng.bytes(24)
         secret(key)
         secret(msg)
@@ -208,7 +196,7 @@ for backend in [Backend.portable, Backend.hardware] {
 }
 
 add("box") {
-    var rng = SplitMix(state: 10)
+    var rng = SplitMix64(seed: 10)
     let a = rng.bytes(32), b = rng.bytes(32), msg = rng.bytes(50), nonce = rng.bytes(24)
     let pa = try Curve25519.KeyAgreement.PublicKey(
         rawRepresentation: published(try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: a).publicKey.rawRepresentation))
@@ -231,7 +219,7 @@ add("box") {
 }
 
 add("hmac") {
-    var rng = SplitMix(state: 11)
+    var rng = SplitMix64(seed: 11)
     for keyLength in [20, 64, 131] {
         let key = rng.bytes(keyLength), msg = rng.bytes(77)
         secret(key)
@@ -249,7 +237,7 @@ add("hmac") {
 }
 
 add("digests") {
-    var rng = SplitMix(state: 12)
+    var rng = SplitMix64(seed: 12)
     let a = rng.bytes(200)
     var b = a
     b[199] ^= 1
@@ -267,7 +255,7 @@ add("digests") {
 }
 
 add("kdf") {
-    var rng = SplitMix(state: 13)
+    var rng = SplitMix64(seed: 13)
     let pw = rng.bytes(23), salt = rng.bytes(16)
     secret(pw)
     let k1 = try PBKDF2.deriveKey(password: pw, salt: salt, prf: .hmacSHA256, iterations: 3, outputByteCount: 40)
@@ -279,7 +267,7 @@ add("kdf") {
 }
 
 add("stream") {
-    var rng = SplitMix(state: 14)
+    var rng = SplitMix64(seed: 14)
     let key = rng.bytes(32), nonce = rng.bytes(24), data = rng.bytes(300)
     secret(key)
     secret(data)
@@ -297,7 +285,7 @@ let prime2048 = try! BigUInt(hex:
 
 for bits in [256, 2048] {
     add("modexp-secret-exponent-\(bits)") {
-        var rng = SplitMix(state: UInt64(bits))
+        var rng = SplitMix64(seed: UInt64(bits))
         let mod = try Modulus(prime2048)
         let g = BigUInt(3)
         let e = BigUInt.random(bits: bits, using: &rng) | BigUInt(1) << (bits - 1)
@@ -308,7 +296,7 @@ for bits in [256, 2048] {
     }
 }
 add("modexp-secret-base") {
-    var rng = SplitMix(state: 3)
+    var rng = SplitMix64(seed: 3)
     let mod = try Modulus(prime2048)
     let base = try BigUInt.random(below: prime2048, using: &rng)
     let e = BigUInt.random(bits: 2048, using: &rng)
@@ -321,7 +309,7 @@ add("modexp-secret-base") {
 
 // Diffie-Hellman at fixed width, as both MTProto handshake sides compute g^a and g_b^a.
 add("dh-fixed-width") {
-    var rng = SplitMix(state: 6)
+    var rng = SplitMix64(seed: 6)
     let mod = try Modulus(prime2048)
     let a = BigUInt(bigEndian: rng.bytes(256))
     let gB = mod.publicPower(BigUInt(3), BigUInt(bigEndian: rng.bytes(256)))
@@ -335,7 +323,7 @@ add("dh-fixed-width") {
 
 // A secret modulus (an RSA prime): Montgomery constants and a product, constant time in its value.
 add("modulus-secret") {
-    var rng = SplitMix(state: 15)
+    var rng = SplitMix64(seed: 15)
     let p = try BigUInt.randomPrime(bits: 1024, using: &rng)
     let x = try BigUInt.random(below: p, using: &rng), y = try BigUInt.random(below: p, using: &rng)
     let want = try (x * y).remainder(dividingBy: p)
@@ -348,11 +336,11 @@ add("modulus-secret") {
 
 // RSA private (CRT) with every secret component of the key marked.
 let rsaKey: RSA.PrivateKey = {
-    var rng = SplitMix(state: 2048)
+    var rng = SplitMix64(seed: 2048)
     return try! RSA.PrivateKey.generate(bits: 2048, using: &rng)
 }()
 add("rsa-private") {
-    var rng = SplitMix(state: 4)
+    var rng = SplitMix64(seed: 4)
     let m = try BigUInt.random(below: rsaKey.publicKey.modulus, using: &rng).bigEndianBytes(count: 256)
     let c = try rsaKey.publicKey.rawPublic(m)
     rsaKey.withSecretRegions { rampart_ct_secret($0.baseAddress, $0.count) }
@@ -363,7 +351,7 @@ add("rsa-private") {
 
 // MTProto: a session decrypts a packet under a secret auth key.
 add("mtproto-session") {
-    var rng = SplitMix(state: 5)
+    var rng = SplitMix64(seed: 5)
     let keyBytes = rng.bytes(256)
     secret(keyBytes)
     let key = try AuthKey(keyBytes)

@@ -3,6 +3,7 @@
 
 import Rampart
 import RampartMTProto
+import RampartTestSupport
 
 enum Fixtures {
     /// The 2048-bit RSA key of the handshake targets' server.
@@ -66,7 +67,7 @@ RKD2eHgPlXXi197FWcU0MQravS17p840evC+0y8GzP9d
     }()
 
     /// 256 bytes from a fixed seed.
-    static let authKeyBytes: [UInt8] = { var r = FuzzRNG(seed: 0xA07E); return r.bytes(256) }()
+    static let authKeyBytes: [UInt8] = { var r = SplitMix64(seed: 0xA07E); return r.packedBytes(256) }()
     static let authKey: AuthKey = {
         guard let k = try? AuthKey(authKeyBytes) else { FuzzCheck.fail("fixture auth key") }
         return k
@@ -74,24 +75,24 @@ RKD2eHgPlXXi197FWcU0MQravS17p840evC+0y8GzP9d
 
     /// A second auth key (the permanent key of temp-key binding).
     static let permanentAuthKey: AuthKey = {
-        var r = FuzzRNG(seed: 0xBEEF)
-        guard let k = try? AuthKey(r.bytes(256)) else { FuzzCheck.fail("fixture auth key") }
+        var r = SplitMix64(seed: 0xBEEF)
+        guard let k = try? AuthKey(r.packedBytes(256)) else { FuzzCheck.fail("fixture auth key") }
         return k
     }()
 
     /// A 32-byte symmetric key from a fixed seed.
     static func key(_ seed: UInt64, bytes: Int = 32) -> SymmetricKey {
-        var r = FuzzRNG(seed: seed)
-        return SymmetricKey(data: r.bytes(bytes))
+        var r = SplitMix64(seed: seed)
+        return SymmetricKey(data: r.packedBytes(bytes))
     }
 
     static let naclKey = key(0x5EC2E7)
     static let aliceNaCl: Curve25519.KeyAgreement.PrivateKey = {
-        var r = FuzzRNG(seed: 0xA11CE)
+        var r = SplitMix64(seed: 0xA11CE)
         return Curve25519.KeyAgreement.PrivateKey(using: &r)
     }()
     static let bobNaCl: Curve25519.KeyAgreement.PrivateKey = {
-        var r = FuzzRNG(seed: 0xB0B)
+        var r = SplitMix64(seed: 0xB0B)
         return Curve25519.KeyAgreement.PrivateKey(using: &r)
     }()
 

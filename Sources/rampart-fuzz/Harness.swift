@@ -1,6 +1,8 @@
 // The fuzz target type, the byte reader targets decode their structured choices from, a seeded
 // generator, and the property check that turns a violation into a crash libFuzzer reports.
 
+import RampartTestSupport
+
 /// One fuzz target: a function over arbitrary bytes that traps on a property violation, and the
 /// valid inputs the library itself produces for the seed corpus.
 struct FuzzTarget: Sendable {
@@ -100,19 +102,11 @@ struct FuzzInput {
     mutating func rest() -> [UInt8] { bytes(remaining) }
 }
 
-/// SplitMix64: the deterministic generator the targets hand to the library, so that a reproducer
-/// replays exactly.
-struct FuzzRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(_ count: Int) -> [UInt8] {
+/// The targets hand the library `SplitMix64` (RampartTestSupport), so that a reproducer replays exactly.
+extension SplitMix64 {
+    /// `count` bytes, eight per draw (little-endian). The fixture keys were drawn this way and the
+    /// seed corpus was recorded against them, so this stays distinct from `bytes(_:)` (one draw per byte).
+    mutating func packedBytes(_ count: Int) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(count)
         while out.count < count {
@@ -131,7 +125,7 @@ enum FuzzSplit {
         case 0: return [data[...]]
         case 1: return data.indices.map { data[$0...$0] }
         default:
-            var rng = FuzzRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             var out: [ArraySlice<UInt8>] = []
             var i = 0
             while i < data.count {
@@ -173,14 +167,6 @@ struct SeedWriter {
     mutating func u64(_ v: UInt64) { u32(UInt32(truncatingIfNeeded: v)); u32(UInt32(truncatingIfNeeded: v >> 32)) }
     mutating func raw(_ b: [UInt8]) { bytes += b }
     mutating func lengthPrefixed(_ b: [UInt8]) { u16(UInt16(b.count)); bytes += b }
-}
-
-/// Lower-case hex of `bytes` (file names, messages).
-func hex(_ bytes: some Sequence<UInt8>) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
-    return String(decoding: out, as: UTF8.self)
 }
 
 /// Counts of deep paths reached (a seed that never reaches them is a weak seed). Counted only when

@@ -10,6 +10,7 @@
 import Rampart
 import RampartMTProto
 import RampartMTProtoServer
+import RampartTestSupport
 
 let handshakeNow: Int64 = 1_700_000_000
 
@@ -19,7 +20,7 @@ private func fuzzHandshake(_ data: [UInt8], victimIsServer: Bool) {
     var input = FuzzInput(data)
     let flags = input.byte()
     let seed = input.u64()
-    var rngC = FuzzRNG(seed: seed), rngS = FuzzRNG(seed: seed ^ 0x5EED)
+    var rngC = SplitMix64(seed: seed), rngS = SplitMix64(seed: seed ^ 0x5EED)
     let mode: ClientHandshake.Mode = flags & 1 == 0 ? .permanent : .temporary(expiresIn: Int32(input.u16()) - 100)
     let dc: Int32 = flags & 0x40 != 0 ? 3 : flags & 2 == 0 ? 2 : 10002
     var client = ClientHandshake(configuration: .init(publicKeys: [Fixtures.rsa2048.publicKey], dc: dc, mode: mode, primeRounds: 2))
@@ -204,7 +205,7 @@ private func fuzzConnection(_ data: [UInt8], mutateToServer: Bool) {
     var input = FuzzInput(data)
     let flags = input.byte()
     let seed = input.u64()
-    var rngC = FuzzRNG(seed: seed), rngS = FuzzRNG(seed: seed ^ 0xC0FFEE)
+    var rngC = SplitMix64(seed: seed), rngS = SplitMix64(seed: seed ^ 0xC0FFEE)
     let now = Double(handshakeNow)
     if flags & 0x80 == 0 {
         // Raw bytes from the input, chunk by chunk, into one side.
@@ -318,7 +319,7 @@ private func connectionSeeds() -> [[UInt8]] {
     w.u64(1)
     let req = UnencryptedMessage.encode(msgId: 0x51E5_7AC4_0000_0004, body: ReqPQ(nonce: [UInt8](repeating: 1, count: 16)).serialized)
     var enc = TransportEncoder(framing: .intermediate, role: .client)
-    var rng = FuzzRNG(seed: 1)
+    var rng = SplitMix64(seed: 1)
     if let f = try? enc.encode(req, using: &rng) { w.lengthPrefixed(f) }
     out.append(w.bytes)
     return out

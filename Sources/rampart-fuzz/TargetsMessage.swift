@@ -9,6 +9,7 @@
 import Rampart
 import RampartMTProto
 import RampartMTProtoServer
+import RampartTestSupport
 
 /// The §1.6 receiver, rebuilt from the public primitives.
 enum ReferenceEnvelope {
@@ -204,7 +205,7 @@ private func encryptRoundTrip(_ input: inout FuzzInput, direction: MTProtoDirect
     case 1: policy = .buckets
     default: policy = .random(maxExtraBlocks: Int(Int16(bitPattern: input.u16())))
     }
-    var rng = FuzzRNG(seed: input.u64())
+    var rng = SplitMix64(seed: input.u64())
     // The padding length rule, including lengths far beyond what is encrypted here.
     for l in [Int(input.u32() % UInt32(EncryptedMessage.maxBodyLength + 1)) & ~3, Int(input.u16()) & ~3] {
         let p = policy.paddingLength(bodyLength: l, using: &rng)
@@ -268,7 +269,7 @@ let sessionDecryptTarget = FuzzTarget(
             session = Session(server: key, salt: 77, padding: .minimal, replayCapacity: capacity)
             session.acceptsNewSessions = flags & 2 != 0
         }
-        var rng = FuzzRNG(seed: UInt64(flags))
+        var rng = SplitMix64(seed: UInt64(flags))
         var policy = StandardServerReplies()
         let incoming = role.incoming
         var last: [UInt8] = []
@@ -349,7 +350,7 @@ let sessionDecryptTarget = FuzzTarget(
 /// One packet into `session`, checked against the reference and the session's promises.
 private func checkSessionPacket(_ session: inout Session, _ policy: inout StandardServerReplies, _ packet: [UInt8], now: Double,
                                 structuredBody: [UInt8]?,
-                                using rng: inout FuzzRNG) {
+                                using rng: inout SplitMix64) {
     let role = session.role
     let before = SessionSnapshot(session)
     let serverTime: Double? = role == .server || session.messageIds.timeOffset != nil ? session.messageIds.serverTime(at: now) : nil
@@ -470,7 +471,7 @@ let tempKeyBindingTarget = FuzzTarget(
         if flags & 1 == 0 {
             body = input.rest()
         } else {
-            var rng = FuzzRNG(seed: input.u64())
+            var rng = SplitMix64(seed: input.u64())
             guard let req = try? TempKeyBinding.makeRequest(permanentKey: Fixtures.permanentAuthKey, temporaryKey: Fixtures.authKey,
                                                             temporarySessionId: sessionId, expiresAt: expiresAt, msgId: msgId,
                                                             using: &rng) else { FuzzCheck.fail("makeRequest failed") }

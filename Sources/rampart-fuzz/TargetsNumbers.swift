@@ -9,6 +9,7 @@
 
 @_spi(Testing) import Rampart
 import RampartMTProto
+import RampartTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,7 +64,7 @@ let bigUIntParseTarget = FuzzTarget(
         FuzzCheck.require((v.bitWidth + 7) / 8 == minimal.count && v.isZero == minimal.isEmpty, "bitWidth")
         FuzzCheck.require((try? v.bigEndianBytes(count: body.count)) == body, "bigEndianBytes(count:) round trip")
         FuzzCheck.require((try? v.bigEndianBytes(count: minimal.count - 1)) == nil || minimal.isEmpty, "bigEndianBytes(count:) too short accepted")
-        FuzzCheck.require((try? BigUInt(hex: hex(body.isEmpty ? [0] : body))) == v, "hex and big-endian parsing disagree")
+        FuzzCheck.require((try? BigUInt(hex: hexString(body.isEmpty ? [0] : body))) == v, "hex and big-endian parsing disagree")
         FuzzCheck.require(BigUInt(limbs: limbs(minimal)) == v, "limbs")
         // Order: compare as (length, bytes).
         let half = body.count / 2
@@ -190,7 +191,7 @@ let hexTarget = FuzzTarget(
             FuzzCheck.require(secret.key.byteCount == 16 && secret.key == SymmetricKey(data: raw.count == 16 ? raw[...] : raw[1..<17]),
                               "MTProxySecret key")
             FuzzCheck.require(secret.framing == (expectedMode == .plain ? .intermediate : .paddedIntermediate), "secret framing")
-            FuzzCheck.require((try? MTProxySecret(hex: hex(raw))) == secret, "hex and byte forms of a secret differ")
+            FuzzCheck.require((try? MTProxySecret(hex: hexString(raw))) == secret, "hex and byte forms of a secret differ")
             FuzzStats.note("hex: proxy secret")
         } catch {
             FuzzCheck.require(expectedMode == nil, "MTProxySecret refused a valid secret: \(error)")
@@ -198,7 +199,7 @@ let hexTarget = FuzzTarget(
     },
     seeds: {
         [[0] + Array("00ff10Aa".utf8), [1] + Array(("dd" + String(repeating: "ab", count: 16)).utf8),
-         [1] + Array(("ee" + String(repeating: "cd", count: 16) + hex(Array("example.com".utf8))).utf8), [0] + Array(repeating: 0x41, count: 16)]
+         [1] + Array(("ee" + String(repeating: "cd", count: 16) + hexString(Array("example.com".utf8))).utf8), [0] + Array(repeating: 0x41, count: 16)]
     })
 
 // MARK: - kdf-params
@@ -422,7 +423,7 @@ let dhParamsTarget = FuzzTarget(
             // A client handed a resPQ with any pq the TL layer admits (up to 64 bytes): it must answer
             // (or refuse) in bounded time, and the p and q it sends must be pq's factors.
             let pqBytes = input.bytes(Int(input.byte() % 65))
-            var rng = FuzzRNG(seed: 1)
+            var rng = SplitMix64(seed: 1)
             var client = ClientHandshake(configuration: .init(publicKeys: [Fixtures.rsa2048.publicKey], dc: 2))
             guard let req = try? ReqPQ(parsing: client.start(using: &rng)) else { FuzzCheck.fail("req_pq") }
             let res = ResPQ(nonce: req.nonce, serverNonce: [UInt8](repeating: 7, count: 16), pq: pqBytes,
@@ -467,7 +468,7 @@ let dhParamsTarget = FuzzTarget(
             default: residueOK = false
             }
             FuzzCheck.require(DiffieHellman.isValidGenerator(g, prime: p) == residueOK, "generator rule for g = \(g)")
-            var rng = FuzzRNG(seed: UInt64(bitPattern: Int64(g)))
+            var rng = SplitMix64(seed: UInt64(bitPattern: Int64(g)))
             if DiffieHellman.isSafePrime(p, rounds: 2, using: &rng) {
                 // Random 2048-bit safe primes do not come from fuzzing; one that passes must be Telegram's.
                 FuzzCheck.require(p == DiffieHellman.telegramPrime, "a random 2048-bit value passed the safe-prime test")

@@ -7,6 +7,7 @@
 
 import Rampart
 import RampartMTProto
+import RampartTestSupport
 
 /// Constructors worth expecting (the fuzzer also learns them from the comparisons).
 let tlConstructors: [UInt32] = [TL.vector, TL.boolTrue, TL.boolFalse, ServiceConstructor.msgContainer, ServiceConstructor.ping,
@@ -252,7 +253,7 @@ let handshakeTLTarget = FuzzTarget(
             // decryptAndVerify: the payload (input) hashed, padded and IGE-encrypted under a fixed key,
             // optionally corrupted; it must verify iff untouched and parse to the same object.
             let key = [UInt8](repeating: 0x11, count: 32), iv = [UInt8](repeating: 0x22, count: 32)
-            var rng = FuzzRNG(seed: UInt64(which))
+            var rng = SplitMix64(seed: UInt64(which))
             guard let enc = try? HandshakeCrypto.hashAndEncrypt(body, key: key, iv: iv, using: &rng) else {
                 FuzzCheck.fail("hashAndEncrypt refused a payload")
             }

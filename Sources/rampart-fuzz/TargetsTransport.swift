@@ -8,6 +8,7 @@
 
 import Rampart
 import RampartMTProto
+import RampartTestSupport
 
 /// What a decoder produced from a stream: its events, then the error that stopped it (if any).
 struct DrainResult: Equatable {
@@ -95,17 +96,12 @@ func plainDecode(_ stream: [UInt8], framing: TransportFraming, role: TransportRo
     return drainDecoder(&dec, [stream[...]])
 }
 
-/// A generator whose draws are all zero: padded intermediate then adds no padding.
-struct ZeroRNG: RandomNumberGenerator {
-    mutating func next() -> UInt64 { 0 }
-}
-
 /// Checks that `event`, decoded by a `role` decoder of `framing`, survives encode → decode.
 func checkEventRoundTrip(_ event: TransportEvent, framing: TransportFraming, role: TransportRole, seed: UInt64) {
     // The peer's encoder writes what this decoder reads.
     var enc = TransportEncoder(framing: framing, role: role == .server ? .client : .server, sendsTag: false)
     var dec = TransportDecoder(framing: framing, role: role, expectsTag: false)
-    var rng = FuzzRNG(seed: seed)
+    var rng = SplitMix64(seed: seed)
     switch event {
     case let .packet(p, ack):
         FuzzCheck.require(role == .server || !ack, "a client decoder reported a quick-ack request")
@@ -116,7 +112,7 @@ func checkEventRoundTrip(_ event: TransportEvent, framing: TransportFraming, rol
             FuzzCheck.require(p.count % 4 == 0, "\(framing) packet of \(p.count) bytes")
         }
         // Without padding the bytes come back exactly.
-        var zero = ZeroRNG()
+        var zero = ReplayRNG([])  // every draw zero: padded intermediate then adds no padding
         guard let wire = try? enc.encode(p, quickAckRequest: ack, using: &zero) else {
             FuzzCheck.fail("a decoded \(framing) packet of \(p.count) bytes does not re-encode")
         }
@@ -183,7 +179,7 @@ func frameTarget(_ framing: TransportFraming, name: String) -> FuzzTarget {
                 let ps = packets(&input, multipleOf4: framing == .abridged || framing == .paddedIntermediate,
                                  count: Int(input.byte() % 5))
                 var enc = TransportEncoder(framing: framing, role: .client)
-                var rng = FuzzRNG(seed: seed)
+                var rng = SplitMix64(seed: seed)
                 var wire: [UInt8] = []
                 for (i, p) in ps.enumerated() {
                     guard let w = try? enc.encode(p, quickAckRequest: i % 2 == 1, using: &rng) else {
@@ -223,7 +219,7 @@ func frameTarget(_ framing: TransportFraming, name: String) -> FuzzTarget {
         },
         seeds: {
             var out: [[UInt8]] = []
-            var rng = FuzzRNG(seed: 1)
+            var rng = SplitMix64(seed: 1)
             for role in [TransportRole.server, .client] {
                 var enc = TransportEncoder(framing: framing, role: role == .server ? .client : .server)
                 var w = SeedWriter()
@@ -288,7 +284,7 @@ let obfuscated2ServerTarget = FuzzTarget(
             wire = input.rest()  // raw bytes from the wire
         } else {
             // A genuine client header, then the input as the plaintext stream it encrypts.
-            var rng = FuzzRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             let framing = obfuscatedFramings[Int(flags >> 2) & 3]
             guard let client = try? Obfuscated2Codec(framing: framing, dcId: Int16(bitPattern: input.u16()), secret: secret,
                                                      using: &rng),
@@ -329,7 +325,7 @@ let obfuscated2ServerTarget = FuzzTarget(
         let reference = plainDecode(streams.up.process(body), framing: framing, role: .server, expectsTag: false)
         FuzzCheck.require(r == reference, "obfuscated2 server events differ from the plain decoder's")
         // A reply decrypts (server → client stream) to a frame the client decoder reads back.
-        var rng = FuzzRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let reply = [UInt8](repeating: 0x5A, count: 32)
         guard let out = try? server.encode(reply, using: &rng) else { FuzzCheck.fail("server encode failed") }
         let back = plainDecode(streams.down.process(out), framing: framing, role: .client, expectsTag: false)
@@ -347,13 +343,13 @@ let obfuscated2ServerTarget = FuzzTarget(
                 w.u64(UInt64(i * 2 + (withSecret ? 1 : 0)))
                 w.u16(2)
                 var enc = TransportEncoder(framing: f, role: .client, sendsTag: false)
-                var rng = FuzzRNG(seed: 3)
+                var rng = SplitMix64(seed: 3)
                 for n in [16, 40] { if let b = try? enc.encode([UInt8](repeating: 7, count: n), using: &rng) { w.raw(b) } }
                 out.append(w.bytes)
             }
         }
         // Raw: what a client codec really sends.
-        var rng = FuzzRNG(seed: 4)
+        var rng = SplitMix64(seed: 4)
         if let c = try? Obfuscated2Codec(framing: .intermediate, dcId: 2, using: &rng),
            let b = try? c.encode([UInt8](repeating: 1, count: 24), using: &rng) {
             out.append([0, 2, 0, 0, 0, 0, 0, 0, 0, 0] + b)
@@ -372,7 +368,7 @@ let obfuscated2ClientTarget = FuzzTarget(
         let framing = obfuscatedFramings[Int(flags >> 2) & 3]
         let split = input.byte()
         let seed = input.u64()
-        var rng = FuzzRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         guard let client = try? Obfuscated2Codec(framing: framing, dcId: nil, secret: secret, using: &rng),
               let streams = Obfuscated2Streams(header: client.header, secret: secret) else {
             FuzzCheck.fail("obfuscated2 client setup failed")
@@ -405,7 +401,7 @@ let obfuscated2ClientTarget = FuzzTarget(
             w.byte(2)
             w.u64(UInt64(10 + i))
             var enc = TransportEncoder(framing: f, role: .server)
-            var rng = FuzzRNG(seed: 5)
+            var rng = SplitMix64(seed: 5)
             if let b = try? enc.encode([UInt8](repeating: 9, count: 32), using: &rng) { w.raw(b) }
             w.raw(enc.encodeQuickAck(0x8000_1234))
             if let b = try? enc.encodeTransportError(-404, using: &rng) { w.raw(b) }
@@ -446,7 +442,7 @@ let fakeTLSClientTarget = FuzzTarget(
         let flags = input.byte()
         let split = input.byte()
         let seed = input.u64()
-        var rng = FuzzRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let framing = obfuscatedFramings[Int(flags >> 2) & 3]
         guard let tls = try? FakeTLSClient(secret: fakeTLSSecret, framing: framing, dcId: 2, unixTime: 1_700_000_000, using: &rng) else {
             FuzzCheck.fail("fake-TLS client setup failed")
@@ -475,7 +471,7 @@ let fakeTLSClientTarget = FuzzTarget(
         let plain = input.rest()
         let cipher = streams.down.process(plain)
         var i = 0
-        var sizes = FuzzRNG(seed: seed ^ 0x7)
+        var sizes = SplitMix64(seed: seed ^ 0x7)
         while i < cipher.count {
             let n = min(cipher.count - i, 1 + Int(sizes.next() % 3000))
             if sizes.next() % 5 == 0 { wire += FakeTLS.changeCipherSpec }
@@ -506,7 +502,7 @@ let fakeTLSClientTarget = FuzzTarget(
             w.raw([UInt8](repeating: 0x43, count: 12))
             w.byte(0)
             var enc = TransportEncoder(framing: f, role: .server)
-            var rng = FuzzRNG(seed: 6)
+            var rng = SplitMix64(seed: 6)
             if let b = try? enc.encode([UInt8](repeating: 9, count: 48), using: &rng) { w.raw(b) }
             if let b = try? enc.encode([UInt8](repeating: 8, count: 3200), using: &rng) { w.raw(b) }
             out.append(w.bytes)
@@ -531,7 +527,7 @@ let serverTransportTarget = FuzzTarget(
         if flags & 2 == 0 {
             wire = input.rest()
         } else {
-            var rng = FuzzRNG(seed: seed)
+            var rng = SplitMix64(seed: seed)
             guard let client = try? Obfuscated2Codec(framing: obfuscatedFramings[Int(flags >> 2) & 3], dcId: 4, secret: secret,
                                                      using: &rng),
                   let s = Obfuscated2Streams(header: client.header, secret: secret) else { FuzzCheck.fail("client setup") }
@@ -554,7 +550,7 @@ let serverTransportTarget = FuzzTarget(
             }
         }
         let conn = ServerTransport(secret: secret, maxPacketLength: maxLen)
-        var rng = FuzzRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         do throws(MTProtoError) {
             _ = try conn.encode([1, 2, 3, 4], using: &rng)
             FuzzCheck.fail("encode before detection succeeded")
@@ -604,7 +600,7 @@ let serverTransportTarget = FuzzTarget(
     },
     seeds: {
         var out: [[UInt8]] = []
-        var rng = FuzzRNG(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for f in TransportFraming.allCases {
             var enc = TransportEncoder(framing: f, role: .client)
             var w = SeedWriter()

@@ -5,6 +5,7 @@
 
 import Foundation
 import Rampart
+import RampartTestSupport
 import RampartTestSupportC
 
 let usage = """
@@ -69,7 +70,7 @@ func writeSeeds(_ t: FuzzTarget, into dir: String) -> Int {
     let seeds = t.seeds()
     for s in seeds {
         t.run(s)  // every seed must pass its own target
-        let name = hex(Insecure.SHA1.hash(data: s).bytes)
+        let name = hexString(Insecure.SHA1.hash(data: s).bytes)
         guard FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(s)) else {
             die("rampart-fuzz: cannot write \(dir)/\(name)")
         }

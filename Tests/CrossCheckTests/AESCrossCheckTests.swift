@@ -5,6 +5,7 @@
 import Testing
 import RampartReference
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
 private let aesBackends: [Backend] = [.hardware, .portable]
 

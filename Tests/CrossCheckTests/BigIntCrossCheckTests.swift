@@ -3,6 +3,7 @@
 import Testing
 import RampartReference
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
 private let bnPresentOrRequired = OpenSSLBN.shared != nil || Reference.required
 

@@ -3,6 +3,7 @@
 import Testing
 import RampartReference
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
 @Test(.enabled(if: openSSLPresentOrRequired, Comment(rawValue: noOpenSSL)),
       arguments: ["sha1", "sha256", "sha512"], backends)

@@ -3,6 +3,7 @@
 import Testing
 import RampartReference
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
 private func requireOpenSSLX25519() -> OpenSSLX25519? {
     if let o = OpenSSLX25519.shared { return o }

@@ -6,41 +6,6 @@ import Foundation
 import Testing
 @testable import RampartMTProto
 
-/// A generator that replays byte chunks: each `next()` takes 8 bytes of the current chunk
-/// (little-endian; a short tail is zero-filled and ends the chunk). Matches `MTProtoRandom.bytes`,
-/// which draws ⌈n/8⌉ words for n bytes. After the script it returns zeros.
-struct ScriptedRNG: RandomNumberGenerator {
-    var chunks: [[UInt8]]
-    var offset = 0
-    init(_ chunks: [[UInt8]]) { self.chunks = chunks }
-    mutating func next() -> UInt64 {
-        guard !chunks.isEmpty else { return 0 }
-        var w: UInt64 = 0
-        for k in 0..<8 where offset + k < chunks[0].count {
-            w |= UInt64(chunks[0][offset + k]) << (8 * UInt64(k))
-        }
-        offset += 8
-        if offset >= chunks[0].count {
-            chunks.removeFirst()
-            offset = 0
-        }
-        return w
-    }
-}
-
-/// A seeded generator for round trips.
-struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-
 /// A 2048-bit RSA key made for these tests only (`openssl genrsa -traditional 2048`).
 let handshakeTestKeyPEM = """
 -----BEGIN RSA PRIVATE KEY-----

@@ -3,12 +3,13 @@
 import Foundation
 import Testing
 @testable import RampartMTProto
+import RampartTestSupport
 
 /// The sample (Vectors/mtproto/handshake_sample.json ships with the project).
 private struct Sample {
     let d: [String: Any]
     init?() {
-        let path = mtprotoProjectRoot + "/Vectors/mtproto/handshake_sample.json"
+        let path = projectRoot + "/Vectors/mtproto/handshake_sample.json"
         guard let data = FileManager.default.contents(atPath: path),
               let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
         d = obj
@@ -26,7 +27,7 @@ private func le64(_ b: [UInt8]) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | U
     var client = ClientHandshake(configuration: .init(publicKeys: [key], dc: 2))
     // Randomness in the order the client draws it: nonce, new_nonce, RSA_PAD padding, RSA_PAD
     // temp_key (not published: any value), b, the set_client_DH_params padding.
-    var rng = ScriptedRNG([s.hex("nonce"), s.hex("new_nonce"), s.hex("random_padding_bytes"),
+    var rng = ReplayRNG(chunks: [s.hex("nonce"), s.hex("new_nonce"), s.hex("random_padding_bytes"),
                            [UInt8](repeating: 0x42, count: 32), s.hex("b"), s.hex("client_padding")])
     let reqPQ = client.start(using: &rng)
     #expect(reqPQ == hexBytes("f18e7ebe") + s.hex("nonce"))
@@ -78,7 +79,7 @@ private func le64(_ b: [UInt8]) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | U
 @Test func rsaPadMatchesGotdVector() throws {
     // Docs/MTProto.md §10.G6: production key, 144 × 'a', every random byte zero.
     let key = try RSA.PublicKey(pemRepresentation: telegramProductionKeyPEM)
-    var zero = ScriptedRNG([])
+    var zero = ReplayRNG([])
     let out = try RSAPad.encrypt([UInt8](repeating: 0x61, count: 144), key: key, using: &zero)
     #expect(hexString(out) == "bf68719e836806b040cd261ecaf66eb3c4ba19f3bbea3031b2e6cf29167bab647201d101b291dc5b716a42e789a38d947fe59e9bcce8f30ef46a946743ea8b6babbce7fc0afc46b802aa453e83471d82a4dfad83f971f350b4b4fb474cd1c48fdf427e4b5fecce9ec3178ae7dac3985856fdefa21d6fdc5e0e0fd8a57bc4f51580d637d372be8d87c9aa3fde8e6f8287bcb3be846aadcdd59465375479e248f62ed438f9804fbe36d41ca906243a5f740f3937949aa149ba8a8b8e68b3f3e1e3cd3f946387520e21eee55845e1f015a919a22f6a72bfaecd2cae946c91983b41f9ffabe97963bbde8f30eaf5fd3c5b8cecab8711bd269e441b6084f385726ff0")
 }
@@ -103,7 +104,7 @@ func temporaryKeyIV(newNonce: String, serverNonce: String, key: String, iv: Stri
 
 @Test func rsaPadAndLegacyDecodeWithThePrivateKey() throws {
     let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
-    var rng = SeededRNG(state: 9)
+    var rng = SplitMix64(seed: 9)
     for n in [0, 1, 100, 143, 144] {
         let data = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
         let enc = try RSAPad.encrypt(data, key: priv.publicKey, using: &rng)
@@ -139,7 +140,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
     mutateServerConfig(&sconf)
     var server = try ServerHandshake(configuration: sconf)
     var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2, mode: mode))
-    var crng = SeededRNG(state: seed), srng = SeededRNG(state: seed ^ 0xFFFF)
+    var crng = SplitMix64(seed: seed), srng = SplitMix64(seed: seed ^ 0xFFFF)
     var toServer = client.start(using: &crng)
     for _ in 0..<6 {
         switch try server.receive(toServer, now: 1_800_000_000, using: &srng) {
@@ -181,7 +182,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
     // A client that sends p_q_inner_data with the SHA-1 padding (as Telethon does).
     let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
     var server = try ServerHandshake(configuration: .init(privateKeys: [priv]))
-    var rng = SeededRNG(state: 77)
+    var rng = SplitMix64(seed: 77)
     let nonce = MTProtoRandom.bytes(16, using: &rng)
     guard case .send(let resBody) = try server.receive(ReqPQ(nonce: nonce, legacy: true).serialized, now: 0, using: &rng) else {
         Issue.record("no resPQ"); return
@@ -198,7 +199,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
     guard case .ok = try ServerDHParams(parsing: dh) else { Issue.record("not server_DH_params_ok"); return }
     // With legacy RSA refused, the same request fails.
     var strict = try ServerHandshake(configuration: .init(privateKeys: [priv], acceptLegacyRSA: false))
-    var r2 = SeededRNG(state: 78)
+    var r2 = SplitMix64(seed: 78)
     _ = try strict.receive(ReqPQ(nonce: nonce).serialized, now: 0, using: &r2)
     #expect(throws: MTProtoError.self) { _ = try strict.receive(req.serialized, now: 0, using: &r2) }
 }
@@ -207,7 +208,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
     let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
     var server = try ServerHandshake(configuration: .init(privateKeys: [priv]))
     var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2))
-    var crng = SeededRNG(state: 3), srng = SeededRNG(state: 4)
+    var crng = SplitMix64(seed: 3), srng = SplitMix64(seed: 4)
     let req = client.start(using: &crng)
     guard case .send(let resBody) = try server.receive(req, now: 0, using: &srng) else { Issue.record("no resPQ"); return }
     let res = try ResPQ(parsing: resBody)
@@ -266,7 +267,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
         sconf.g = g
         // The server refuses a generator that is not allowed up front; build the answer by hand then.
         var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2, primeRounds: 8))
-        var crng = SeededRNG(state: 5)
+        var crng = SplitMix64(seed: 5)
         let nonce = try ReqPQ(parsing: client.start(using: &crng)).nonce
         let serverNonce = [UInt8](repeating: 9, count: 16)
         let res = ResPQ(nonce: nonce, serverNonce: serverNonce, pq: BigUInt(1_229_739_323 * 1_402_015_859).bigEndianBytes(),
@@ -280,7 +281,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
         let gA = mod.publicPower(BigUInt(UInt64(g)), BigUInt(bigEndian: [UInt8](repeating: 0x5A, count: 256)))
         let answer = ServerDHInnerData(nonce: nonce, serverNonce: serverNonce, g: g, dhPrime: prime.bigEndianBytes(),
                                        gA: gA.bigEndianBytes(), serverTime: 0)
-        var srng = SeededRNG(state: 6)
+        var srng = SplitMix64(seed: 6)
         let enc = try HandshakeCrypto.hashAndEncrypt(answer.serialized, key: k, iv: iv, using: &srng)
         let msg = ServerDHParams.ok(nonce: nonce, serverNonce: serverNonce, encryptedAnswer: enc).serialized
         #expect(throws: MTProtoError.self, Comment(rawValue: label)) { _ = try client.receive(msg, now: 0, using: &crng) }
@@ -290,7 +291,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
 @Test func serverRejectsBadClientMessages() throws {
     let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
     var server = try ServerHandshake(configuration: .init(privateKeys: [priv], dc: 2))
-    var srng = SeededRNG(state: 11), crng = SeededRNG(state: 12)
+    var srng = SplitMix64(seed: 11), crng = SplitMix64(seed: 12)
     // Nothing but req_pq is accepted first; garbage is a typed error.
     #expect(throws: MTProtoError.self) { _ = try server.receive([1, 2, 3], now: 0, using: &srng) }
     #expect(throws: MTProtoError.self) { _ = try server.receive(SetClientDHParams(nonce: [UInt8](repeating: 0, count: 16), serverNonce: [UInt8](repeating: 0, count: 16), encryptedData: [0]).serialized, now: 0, using: &srng) }
@@ -306,7 +307,7 @@ private func runHandshake(mode: ClientHandshake.Mode = .permanent, seed: UInt64,
     req.encryptedData[17] ^= 1
     #expect(throws: MTProtoError.self) { _ = try server.receive(req.serialized, now: 0, using: &srng) }
     // Random bodies never trap.
-    var fuzz = SeededRNG(state: 13)
+    var fuzz = SplitMix64(seed: 13)
     for _ in 0..<300 {
         var b = MTProtoRandom.bytes(Int(fuzz.next() % 400), using: &fuzz)
         if b.count >= 4, fuzz.next() % 2 == 0 {
@@ -349,7 +350,7 @@ private final class BusyKeys: @unchecked Sendable {
     let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
     var server = try ServerHandshake(configuration: .init(privateKeys: [priv]))
     var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2))
-    var crng = SeededRNG(state: 41), srng = SeededRNG(state: 42)
+    var crng = SplitMix64(seed: 41), srng = SplitMix64(seed: 42)
     guard case .send(let res) = try server.receive(client.start(using: &crng), now: 0, using: &srng),
           case .send(let reqBody) = try client.receive(res, now: 0, using: &crng),
           case .send(let dh) = try server.receive(reqBody, now: 0, using: &srng),

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import RampartMTProto
+import RampartTestSupport
 
 @Suite struct MessageLayerTests {
     // MARK: Vectors
@@ -98,7 +99,7 @@ import Testing
             #expect(QuickAck.v2(authKey: key, plaintext: plaintext, direction: direction) == UInt32(qa.dropFirst(2), radix: 16)!)
         }
         // The whole envelope, with the vector's padding bytes injected through the generator.
-        var rng = MsgByteRNG(hexBytes(v["padding"] as! String))
+        var rng = ReplayRNG(hexBytes(v["padding"] as! String))
         let (packet, quickAck) = try EncryptedMessage.encrypt(body: body, header: header, authKey: key, direction: direction,
                                                               padding: .minimal, using: &rng)
         #expect(hexString(packet) == packetHex.lowercased())
@@ -133,7 +134,7 @@ import Testing
 
     @Test(arguments: [PaddingPolicy.minimal, .random, .random(maxExtraBlocks: 1000), .buckets])
     func paddingBounds(_ policy: PaddingPolicy) {
-        var rng = MsgSplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for l in stride(from: 0, through: 20000, by: 4) {
             let p = policy.paddingLength(bodyLength: l, using: &rng)
             #expect(p >= 12 && p <= 1024 && (32 + l + p) % 16 == 0, "L=\(l) P=\(p)")
@@ -142,7 +143,7 @@ import Testing
     }
 
     @Test func bucketsFollowTdlib() {
-        var rng = MsgSplitMix(seed: 1)
+        var rng = SplitMix64(seed: 1)
         func total(_ l: Int) -> Int { 32 + l + PaddingPolicy.buckets.paddingLength(bodyLength: l, using: &rng) }
         #expect(total(0) == 64)
         #expect(total(20) == 64)
@@ -156,7 +157,7 @@ import Testing
     @Test(arguments: [MTProtoDirection.clientToServer, .serverToClient])
     func roundTripManySizes(_ direction: MTProtoDirection) throws {
         let key = msgRandomKey(42)
-        var rng = MsgSplitMix(seed: 3)
+        var rng = SplitMix64(seed: 3)
         var window = ReplayWindow()
         var id: Int64 = 0x65ab_c0fe_0000_0000 | (direction == .clientToServer ? 0 : 1)
         let sizes = Array(stride(from: 0, through: 300, by: 4)) + [1020, 1024, 4096, 16380, 16384, 65536]
@@ -174,7 +175,7 @@ import Testing
 
     @Test func authKeyIdOfAPacket() throws {
         let key = msgRandomKey(41)
-        var rng = MsgSplitMix(seed: 41)
+        var rng = SplitMix64(seed: 41)
         let (packet, _) = try EncryptedMessage.encrypt(body: [1, 2, 3, 4], header: MessageHeader(salt: 1, sessionId: 2, msgId: 4, seqNo: 1),
                                                        authKey: key, direction: .clientToServer, using: &rng)
         #expect(EncryptedMessage.authKeyId(of: packet) == key.id && Array(packet.prefix(8)) == key.idBytes)
@@ -186,7 +187,7 @@ import Testing
 
     @Test func wrongDirectionIsRejected() throws {
         let key = msgRandomKey(1)
-        var rng = MsgSplitMix(seed: 1)
+        var rng = SplitMix64(seed: 1)
         let h = MessageHeader(salt: 1, sessionId: 2, msgId: 0x65ab_c0fe_0000_0004, seqNo: 1)
         let (packet, _) = try EncryptedMessage.encrypt(body: [1, 2, 3, 4], header: h, authKey: key, direction: .clientToServer, using: &rng)
         var window = ReplayWindow()
@@ -198,7 +199,7 @@ import Testing
 
     @Test(arguments: [2, 6, 1023])
     func outgoingBodyMustBeWholeInts(_ n: Int) {
-        var rng = MsgSplitMix(seed: 1)
+        var rng = SplitMix64(seed: 1)
         let h = MessageHeader(salt: 1, sessionId: 2, msgId: 4, seqNo: 1)
         #expect(throws: MTProtoError.self) {
             try EncryptedMessage.encrypt(body: [UInt8](repeating: 0, count: n), header: h, authKey: msgSequenceKey,

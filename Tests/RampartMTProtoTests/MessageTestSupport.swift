@@ -4,37 +4,11 @@
 import Foundation
 import Testing
 import RampartMTProto
-
-/// A deterministic generator (SplitMix64).
-struct MsgSplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// A generator that returns the given bytes, 8 per draw, little-endian (then zeros): padding bytes
-/// of a vector come out exactly.
-struct MsgByteRNG: RandomNumberGenerator {
-    var bytes: [UInt8]
-    var position = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    mutating func next() -> UInt64 {
-        var v: UInt64 = 0
-        for i in 0..<8 where position + i < bytes.count { v |= UInt64(bytes[position + i]) << (8 * UInt64(i)) }
-        position += 8
-        return v
-    }
-}
+import RampartTestSupport
 
 /// The project's message-layer vectors (Vectors/mtproto/message.json), always present in a clone.
 nonisolated(unsafe) let msgVectorCases: [[String: Any]] = {
-    let path = mtprotoProjectRoot + "/Vectors/mtproto/message.json"
+    let path = projectRoot + "/Vectors/mtproto/message.json"
     guard let d = FileManager.default.contents(atPath: path),
           let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
           let cases = o["cases"] as? [[String: Any]] else { return [] }
@@ -67,6 +41,6 @@ let msgSequenceKey = try! AuthKey((0..<256).map { UInt8($0) })
 
 /// A random auth key from `seed`.
 func msgRandomKey(_ seed: UInt64) -> AuthKey {
-    var g = MsgSplitMix(seed: seed)
-    return try! AuthKey((0..<256).map { _ in UInt8(truncatingIfNeeded: g.next()) })
+    var g = SplitMix64(seed: seed)
+    return try! AuthKey(randomBytes(count: 256, using: &g))
 }

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 @testable import RampartMTProto
 import RampartMTProtoServer
+import RampartTestSupport
 
 /// 2024-01-20 12:47:57 UTC, the handshake sample's server_time: exactly representable, so msg_id
 /// edges are exact.
@@ -165,7 +166,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
     }
 
     @Test func serviceDecoderFuzz() {
-        var rng = MsgSplitMix(seed: 11)
+        var rng = SplitMix64(seed: 11)
         let seeds = SessionTests.services.map { $0.encoded() }
         for i in 0..<20000 {
             var b: [UInt8]
@@ -193,7 +194,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
     @Test func pingPongWithNewSessionAndAcks() throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 1)
+        var rng = SplitMix64(seed: 1)
         let ping = try client.encrypt(ServiceMessage.ping(pingId: 42).encoded(), contentRelated: true, now: t0, using: &rng)
         #expect(ping.msgId & 3 == 0 && ping.seqNo == 1)
 
@@ -225,7 +226,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
     @Test func unknownRPCGetsMethodNotSupported() throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 2)
+        var rng = SplitMix64(seed: 2)
         let query: [UInt8] = [0x6b, 0x18, 0xf9, 0xc4]  // help.getConfig#c4f9186b
         let sent = try client.encrypt([
             OutgoingBody(query, contentRelated: true), OutgoingBody(ServiceMessage.getFutureSalts(num: 1)),
@@ -253,7 +254,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
     @Test(arguments: [0, 4, 12, 100, 1000, 4096, 65536])
     func sessionRoundTripSizes(_ size: Int) throws {
         var (client, server) = pair(UInt64(size))
-        var rng = MsgSplitMix(seed: UInt64(size))
+        var rng = SplitMix64(seed: UInt64(size))
         for i in 0..<5 {
             let body = (0..<size).map { UInt8(truncatingIfNeeded: $0 ^ i) }
             let out = try client.encrypt(body, contentRelated: true, now: t0 + Double(i), using: &rng)
@@ -266,7 +267,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
     @Test func clientLearnsFromService() throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 4)
+        var rng = SplitMix64(seed: 4)
         let first = try client.encrypt([0, 0, 0, 0], contentRelated: true, now: t0, using: &rng)
         _ = try server.decrypt(first.packet, now: t0)
         let salt = try server.encrypt(ServiceMessage.badServerSalt(badMsgId: first.msgId, badMsgSeqNo: 1, errorCode: 48, newServerSalt: 1234).encoded(),
@@ -284,7 +285,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         let key = msgRandomKey(3)
         var client = Session(client: key, sessionId: 1, salt: 0)
         var server = Session(server: key, salt: 0)
-        var rng = MsgSplitMix(seed: 5)
+        var rng = SplitMix64(seed: 5)
         // The client's clock is an hour behind: no time window before the offset is known.
         let out = try client.encrypt([1, 2, 3, 4], contentRelated: true, now: t0, using: &rng)
         #expect(throws: MTProtoError.rejectedMessage) { try server.decrypt(out.packet, now: t0 + 3600) }
@@ -300,7 +301,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
     /// Builds a packet from the server to the client with chosen header fields, body and padding.
     private func serverPacket(_ key: AuthKey, sessionId: Int64 = 0x0123_4567_89ab_cdef, msgId: Int64, seqNo: Int32 = 2,
                               body: [UInt8] = [1, 2, 3, 4], padding: PaddingPolicy = .minimal) throws -> [UInt8] {
-        var rng = MsgSplitMix(seed: UInt64(bitPattern: msgId))
+        var rng = SplitMix64(seed: UInt64(bitPattern: msgId))
         return try EncryptedMessage.encrypt(body: body, header: MessageHeader(salt: 77, sessionId: sessionId, msgId: msgId, seqNo: seqNo),
                                             authKey: key, direction: .serverToClient, padding: padding, using: &rng).packet
     }
@@ -325,7 +326,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
     @Test(arguments: badCases)
     func receiverCheckFailsAlone(_ name: String) throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 8)
+        var rng = SplitMix64(seed: 8)
         let key = client.authKey
         // Establish state: one message each way, an offset known, one pending ack.
         let hello = try client.encrypt([1, 1, 1, 1], contentRelated: true, now: t0, using: &rng)
@@ -397,7 +398,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
     @Test func duplicateInsideContainerIsDropped() throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 12)
+        var rng = SplitMix64(seed: 12)
         let a = try client.encrypt([9, 9, 9, 9], contentRelated: true, now: t0, using: &rng)
         _ = try server.decrypt(a.packet, now: t0)
         // The same message resent inside a new container, next to a fresh one.
@@ -414,7 +415,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
     @Test func serverRefusesAWrongSaltBeforeCommitting() throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 31)
+        var rng = SplitMix64(seed: 31)
         let sid = try #require(client.sessionId)
         _ = try server.decrypt(try client.encrypt(ServiceMessage.ping(pingId: 1).encoded(), contentRelated: true, now: t0, using: &rng).packet,
                                now: t0)
@@ -453,7 +454,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
     @Test func serverStartsNewSessionOnOtherSessionId() throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 13)
+        var rng = SplitMix64(seed: 13)
         _ = try server.decrypt(try client.encrypt([1, 1, 1, 1], contentRelated: true, now: t0, using: &rng).packet, now: t0)
         var policy = StandardServerReplies()
         #expect(policy.replies(to: [], in: &server, uniqueId: 1, now: t0).count == 2)  // new_session_created, msgs_ack
@@ -471,7 +472,7 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
 
     @Test func decryptFuzzNeverTraps() throws {
         var (client, server) = pair()
-        var rng = MsgSplitMix(seed: 21)
+        var rng = SplitMix64(seed: 21)
         let valid = try (0..<8).map { i in try client.encrypt((0..<(i * 12)).map { UInt8($0) }, contentRelated: true, now: t0, using: &rng).packet }
         let before = server.replayWindow
         for i in 0..<4000 {

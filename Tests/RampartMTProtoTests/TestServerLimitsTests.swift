@@ -5,18 +5,19 @@
 import Testing
 @testable import RampartMTProto
 @testable import RampartMTProtoServer
+import RampartTestSupport
 
 /// A server with tweaked limits and clients that run whole handshakes against it.
 private struct LimitHarness {
     var server: TestServer
     let publicKey: RSA.PublicKey
-    var srng = SeededRNG(state: 91)
+    var srng = SplitMix64(seed: 91)
     var nextId = 1
 
     /// One client connection and what happened on it.
     struct Client {
         var connection: ClientConnection
-        var rng: SeededRNG
+        var rng: SplitMix64
         let id: TestServerConnectionID
         var result: HandshakeResult?
         var log: [String] = []
@@ -58,7 +59,7 @@ private struct LimitHarness {
                             mode: ClientHandshake.Mode = .permanent) throws -> Client {
         let id = nextId
         nextId += 1
-        var rng = SeededRNG(state: UInt64(id) &* 31 &+ 7)
+        var rng = SplitMix64(seed: UInt64(id) &* 31 &+ 7)
         let conn = try ClientConnection(transport: .plain(.intermediate),
                                         handshake: .init(publicKeys: [publicKey], dc: 2, mode: mode), using: &rng)
         server.open(id, address: address)
@@ -175,7 +176,7 @@ private let t0 = 1_800_000_000.0
 
 @Test func bufferedBytesOfAnIncompleteFrameAreCountedAndReleased() throws {
     var h = try LimitHarness { $0.maxPacketLength = 200_000 }
-    var rng = SeededRNG(state: 3)
+    var rng = SplitMix64(seed: 3)
     var hs = ClientHandshake(configuration: .init(publicKeys: [h.publicKey], dc: 2))
     var ids = MessageIDGenerator(role: .client)
     // One intermediate frame of 100 000 bytes: req_pq_multi followed by junk (allowed trailing bytes).

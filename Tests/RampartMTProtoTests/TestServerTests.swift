@@ -5,12 +5,13 @@
 import Testing
 @testable import RampartMTProto
 @testable import RampartMTProtoServer
+import RampartTestSupport
 
 private struct Pair {
     var server: TestServer
     var client: ClientConnection
-    var crng = SeededRNG(state: 21)
-    var srng = SeededRNG(state: 22)
+    var crng = SplitMix64(seed: 21)
+    var srng = SplitMix64(seed: 22)
     let id: TestServerConnectionID
     var log: [String] = []
     var closed = false
@@ -19,7 +20,7 @@ private struct Pair {
     init(server: TestServer, transport: ClientTransport.Kind, keys: [RSA.PublicKey], mode: ClientHandshake.Mode = .permanent,
          id: Int = 1) throws {
         self.server = server
-        var r = SeededRNG(state: UInt64(id) &* 7)
+        var r = SplitMix64(seed: UInt64(id) &* 7)
         client = try ClientConnection(transport: transport, handshake: .init(publicKeys: keys, dc: 2, mode: mode), using: &r)
         self.id = id
         self.server.open(id)
@@ -145,7 +146,7 @@ func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
 
 @Test func serverClosesGarbageConnectionsAndKeepsServing() throws {
     var (server, pub) = try testServer()
-    var rng = SeededRNG(state: 5)
+    var rng = SplitMix64(seed: 5)
     // Random bytes on several connections: each is closed with a log line, nothing traps.
     for c in 100..<160 {
         server.open(c)
@@ -188,7 +189,7 @@ func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
     w.int64(99)
     let now = pair.now, connection = pair.id
     var server2 = pair.server
-    var crng = SeededRNG(state: 61), srng = SeededRNG(state: 62)
+    var crng = SplitMix64(seed: 61), srng = SplitMix64(seed: 62)
     func roundTrip(_ s: inout Session) throws -> (Int64, [ServiceMessage]) {
         let out = try s.encrypt(w.bytes, contentRelated: true, now: now, using: &crng)
         let framed = try enc.encode(out.packet, using: &crng)

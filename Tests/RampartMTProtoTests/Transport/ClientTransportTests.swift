@@ -1,5 +1,6 @@
 import Testing
 import RampartMTProto
+import RampartTestSupport
 
 @Suite("ClientTransport ↔ ServerTransport")
 struct ClientTransportTests {
@@ -16,7 +17,7 @@ struct ClientTransportTests {
     @Test("Every plain and obfuscated kind talks to the detecting server", arguments: 0..<9)
     func loopback(index: Int) throws {
         let (_, kind, secret) = Self.kinds[index]
-        var rng = TransportTestRNG(50 + UInt64(index))
+        var rng = SplitMix64(seed: 50 + UInt64(index))
         let client = try ClientTransport(kind, using: &rng)
         #expect(client.takeOpening() == [])
         #expect(client.isReady)
@@ -37,7 +38,7 @@ struct ClientTransportTests {
 
     @Test("Fake-TLS kind: the ClientHello comes first, once, and readiness waits for the server hello")
     func fakeTLSOpening() throws {
-        var rng = TransportTestRNG(60)
+        var rng = SplitMix64(seed: 60)
         let secret = try MTProxySecret(bytes: [0xEE] + rng.bytes(16) + Array("cloak.example".utf8))
         let a = try ClientTransport(.fakeTLS(secret, dcId: 1, unixTime: 1), using: &rng)
         let hello = a.takeOpening()

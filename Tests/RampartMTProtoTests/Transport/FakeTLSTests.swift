@@ -1,16 +1,17 @@
 import Foundation
 import Testing
 import RampartMTProto
+import RampartTestSupport
 
 /// Vector G10's secret: 00 … 00 01 (16 bytes).
 private let g10Secret = SymmetricKey(data: [UInt8](repeating: 0, count: 15) + [1])
 
 /// A capture as bytes: the project's copy in Vectors/, else ../shared (nil with a SKIP line when neither exists).
 private func fakeTLSCapture(_ name: String) -> [UInt8]? {
-    let own = FileManager.default.contents(atPath: mtprotoProjectRoot + "/Vectors/mtproto_" + name)
+    let own = FileManager.default.contents(atPath: projectRoot + "/Vectors/mtproto_" + name)
     guard let d = own ?? sharedMTProtoFile(name) else { return nil }
     let text = String(decoding: d, as: UTF8.self).filter { $0.isHexDigit }
-    return transportHex(text)
+    return hexBytes(text)
 }
 
 private let g10Captures: [(file: String, clientRandom: String, appData: Int)] = [
@@ -19,7 +20,7 @@ private let g10Captures: [(file: String, clientRandom: String, appData: Int)] = 
 ]
 
 /// A server hello as a fake-TLS proxy would send it, for `clientRandom` under `secret`.
-private func makeServerHello(clientRandom: [UInt8], secret: SymmetricKey, rng: inout TransportTestRNG) -> [UInt8] {
+private func makeServerHello(clientRandom: [UInt8], secret: SymmetricKey, rng: inout SplitMix64) -> [UInt8] {
     var body = rng.bytes(122)
     body.replaceSubrange(6..<38, with: repeatElement(0, count: 32))  // record offset 11..<43
     let appData = rng.bytes(300)
@@ -55,7 +56,7 @@ struct FakeTLSTests {
     func vectorG10(index: Int) throws {
         let c = g10Captures[index]
         guard let capture = fakeTLSCapture(c.file) else { return }
-        let clientRandom = transportHex(c.clientRandom)
+        let clientRandom = hexBytes(c.clientRandom)
         #expect(capture.count == 5 + 122 + 6 + 5 + c.appData)
         #expect(try FakeTLS.verifyServerHello(capture, clientRandom: clientRandom, secret: g10Secret) == capture.count)
         // Extra bytes after the response are left for the record layer.
@@ -91,7 +92,7 @@ struct FakeTLSTests {
 
     @Test("ClientHello passes the proxy-side checks: layout, SNI, session id, cipher suite, HMAC and timestamp")
     func clientHello() throws {
-        var rng = TransportTestRNG(30)
+        var rng = SplitMix64(seed: 30)
         let secret = SymmetricKey(data: rng.bytes(16))
         let domain = Array("www.example.com".utf8)
         for time: UInt32 in [0, 1_700_000_000, 0xFFFF_FFFF] {
@@ -144,7 +145,7 @@ struct FakeTLSTests {
     @Test("Client ↔ proxy round trip: server hello check, CCS, records of at most 2878 bytes, obfuscated2 inside",
           arguments: TransportSplit.allCases)
     func roundTrip(split: TransportSplit) throws {
-        var rng = TransportTestRNG(31)
+        var rng = SplitMix64(seed: 31)
         let secret = try MTProxySecret(bytes: [0xEE] + rng.bytes(16) + Array("cloak.example".utf8))
         let client = try FakeTLSClient(secret: secret, dcId: 3, unixTime: 1_700_000_000, using: &rng)
         #expect(client.clientHello.count >= 517)
@@ -191,7 +192,7 @@ struct FakeTLSTests {
 
     @Test("Bad server hello and bad records are typed errors, sticky")
     func badRecords() throws {
-        var rng = TransportTestRNG(32)
+        var rng = SplitMix64(seed: 32)
         let secret = try MTProxySecret(bytes: [0xEE] + rng.bytes(16) + Array("a.example".utf8))
         let forged = try FakeTLSClient(secret: secret, unixTime: 0, using: &rng)
         forged.feed(makeServerHello(clientRandom: [UInt8](repeating: 0, count: 32), secret: secret.key, rng: &rng))

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import RampartMTProto
+import RampartTestSupport
 
 /// The sample req_pq_multi packet of Docs/MTProto.md §10.A (40 bytes), as framed in vector D3.
-private let d3Packet = transportHex("0000000000000000" + "64F70D00FCC0AB65" + "14000000" + "F18E7EBE"
+private let d3Packet = hexBytes("0000000000000000" + "64F70D00FCC0AB65" + "14000000" + "F18E7EBE"
     + "15A084B3B9CA2A17F03925F44B78FE68")
 
 private func allowedSizes(_ f: TransportFraming) -> [Int] {
@@ -36,7 +37,7 @@ struct FrameCodecTests {
     @Test("Vector D3: abridged, intermediate and full framings of the sample req_pq_multi")
     func vectorD3() throws {
         #expect(d3Packet.count == 40)
-        var rng = TransportTestRNG(1)
+        var rng = SplitMix64(seed: 1)
         let expected: [(TransportFraming, String)] = [
             (.abridged, "EF0A000000000000000064F70D00FCC0AB6514000000F18E7EBE15A084B3B9CA2A17F03925F44B78FE68"),
             (.intermediate, "EEEEEEEE28000000000000000000000064F70D00FCC0AB6514000000F18E7EBE15A084B3B9CA2A17F03925F44B78FE68"),
@@ -44,26 +45,26 @@ struct FrameCodecTests {
         ]
         for (framing, hex) in expected {
             var enc = TransportEncoder(framing: framing, role: .client)
-            #expect(try enc.encode(d3Packet, using: &rng) == transportHex(hex))
+            #expect(try enc.encode(d3Packet, using: &rng) == hexBytes(hex))
             var dec = TransportDecoder(framing: framing, role: .server)
-            dec.feed(transportHex(hex))
+            dec.feed(hexBytes(hex))
             #expect(try dec.next() == .packet(d3Packet, quickAckRequested: false))
             #expect(try dec.next() == nil)
         }
         // The D3 CRC trailer on its own.
-        #expect(CRC32.checksum(data: transportHex("3400000000000000") + d3Packet) == 0xF733_E134)
+        #expect(CRC32.checksum(data: hexBytes("3400000000000000") + d3Packet) == 0xF733_E134)
     }
 
     @Test("Shared derived_vectors.json: the transport framings of req_pq_multi")
     func sharedDerivedVectors() throws {
         guard let data = sharedMTProtoFile("derived_vectors.json") else { return }
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let payload = transportHex(try #require(json["req_pq_multi_payload"] as? String))
+        let payload = hexBytes(try #require(json["req_pq_multi_payload"] as? String))
         #expect(payload == d3Packet)
-        var rng = TransportTestRNG(12)
+        var rng = SplitMix64(seed: 12)
         for (key, framing) in [("abridged", TransportFraming.abridged), ("intermediate", .intermediate), ("full_seq0", .full)] {
             var enc = TransportEncoder(framing: framing, role: .client)
-            #expect(try enc.encode(payload, using: &rng) == transportHex(try #require(json[key] as? String)), "\(key)")
+            #expect(try enc.encode(payload, using: &rng) == hexBytes(try #require(json[key] as? String)), "\(key)")
         }
         let ack = try #require(json["c2s"] as? [String: Any])["quick_ack_uint32"] as? String
         #expect(ack == "0x9e8d9284")
@@ -71,7 +72,7 @@ struct FrameCodecTests {
 
     @Test("Tags: sent once by a client, expected once by a server, never by the other direction")
     func tags() throws {
-        var rng = TransportTestRNG(2)
+        var rng = SplitMix64(seed: 2)
         for f in TransportFraming.allCases {
             var enc = TransportEncoder(framing: f, role: .client)
             let first = try enc.encode([1, 2, 3, 4], using: &rng)
@@ -92,7 +93,7 @@ struct FrameCodecTests {
     @Test("Client → server round trips at sizes 0...N, with and without quick-ack request",
           arguments: TransportFraming.allCases, TransportSplit.allCases)
     func clientToServer(framing: TransportFraming, split: TransportSplit) throws {
-        var rng = TransportTestRNG(3)
+        var rng = SplitMix64(seed: 3)
         var enc = TransportEncoder(framing: framing, role: .client)
         var stream: [UInt8] = []
         var sent: [TransportEvent] = []
@@ -111,7 +112,7 @@ struct FrameCodecTests {
     @Test("Server → client round trips (packets of 16+ bytes, quick acks, transport errors)",
           arguments: TransportFraming.allCases, TransportSplit.allCases)
     func serverToClient(framing: TransportFraming, split: TransportSplit) throws {
-        var rng = TransportTestRNG(4)
+        var rng = SplitMix64(seed: 4)
         var enc = TransportEncoder(framing: framing, role: .server)
         var stream: [UInt8] = []
         var sent: [TransportEvent] = []
@@ -134,7 +135,7 @@ struct FrameCodecTests {
 
     @Test("Abridged length forms: 0x7E units short, 0x7F units long, maximum 0xFFFFFF units")
     func abridgedLengthForms() throws {
-        var rng = TransportTestRNG(5)
+        var rng = SplitMix64(seed: 5)
         var enc = TransportEncoder(framing: .abridged, role: .server)
         #expect(try enc.encode([UInt8](repeating: 7, count: 504), using: &rng).prefix(1) == [0x7E])
         #expect(try enc.encode([UInt8](repeating: 7, count: 508), using: &rng).prefix(4) == [0x7F, 0x7F, 0x00, 0x00])
@@ -163,7 +164,7 @@ struct FrameCodecTests {
             #expect(try dec.next() == .quickAck(v))
         }
         // A quick ack does not consume a full-transport sequence number.
-        var rng = TransportTestRNG(6)
+        var rng = SplitMix64(seed: 6)
         var enc = TransportEncoder(framing: .full, role: .server)
         var dec = TransportDecoder(framing: .full, role: .client)
         dec.feed(enc.encodeQuickAck(v) + (try enc.encode(d3Packet, using: &rng)))
@@ -175,11 +176,11 @@ struct FrameCodecTests {
     @Test("Special packets (§6.5): -404, -429, -444 as events; 0 is a no-op; -1 + value is a quick ack")
     func specialPackets() throws {
         var dec = TransportDecoder(framing: .intermediate, role: .client)
-        dec.feed(transportHex("04000000" + "6CFEFFFF"))  // -404
-        dec.feed(transportHex("04000000" + "53FEFFFF"))  // -429
-        dec.feed(transportHex("04000000" + "44FEFFFF"))  // -444
-        dec.feed(transportHex("04000000" + "00000000"))  // no-op
-        dec.feed(transportHex("08000000" + "FFFFFFFF" + "84928D9E"))
+        dec.feed(hexBytes("04000000" + "6CFEFFFF"))  // -404
+        dec.feed(hexBytes("04000000" + "53FEFFFF"))  // -429
+        dec.feed(hexBytes("04000000" + "44FEFFFF"))  // -444
+        dec.feed(hexBytes("04000000" + "00000000"))  // no-op
+        dec.feed(hexBytes("08000000" + "FFFFFFFF" + "84928D9E"))
         #expect(try dec.next() == .transportError(-404))
         #expect(try dec.next() == .transportError(-429))
         #expect(try dec.next() == .transportError(-444))
@@ -191,17 +192,17 @@ struct FrameCodecTests {
         #expect(try ab.next() == .transportError(-404))
         // A server sees the same bytes as an ordinary packet.
         var srv = TransportDecoder(framing: .intermediate, role: .server, expectsTag: false)
-        srv.feed(transportHex("04000000" + "6CFEFFFF"))
+        srv.feed(hexBytes("04000000" + "6CFEFFFF"))
         #expect(try srv.next() == .packet([0x6C, 0xFE, 0xFF, 0xFF], quickAckRequested: false))
         // A 0..3-byte server packet is malformed.
         var short = TransportDecoder(framing: .intermediate, role: .client)
-        short.feed(transportHex("02000000" + "AAAA"))
+        short.feed(hexBytes("02000000" + "AAAA"))
         expectStickyError(&short, .invalidFrame("server packet of 2 bytes"))
     }
 
     @Test("Padded intermediate: 0...15 padding bytes from the RNG, stripped by length % 4")
     func paddedIntermediate() throws {
-        var rng = TransportTestRNG(7)
+        var rng = SplitMix64(seed: 7)
         var enc = TransportEncoder(framing: .paddedIntermediate, role: .client, sendsTag: false)
         var paddings = Set<Int>()
         for _ in 0..<400 {
@@ -221,7 +222,7 @@ struct FrameCodecTests {
 
     @Test("Oversized lengths are rejected from the header alone, before the body arrives", arguments: TransportFraming.allCases)
     func oversized(framing: TransportFraming) throws {
-        var rng = TransportTestRNG(8)
+        var rng = SplitMix64(seed: 8)
         var enc = TransportEncoder(framing: framing, role: .client, sendsTag: false)
         let frame = try enc.encode([UInt8](repeating: 1, count: 1024), using: &rng)
         var dec = TransportDecoder(framing: framing, role: .server, expectsTag: false, maxPacketLength: 1000)
@@ -243,7 +244,7 @@ struct FrameCodecTests {
 
     @Test("Truncated frames yield nothing and wait", arguments: TransportFraming.allCases)
     func truncated(framing: TransportFraming) throws {
-        var rng = TransportTestRNG(9)
+        var rng = SplitMix64(seed: 9)
         var enc = TransportEncoder(framing: framing, role: .client)
         let frame = try enc.encode(d3Packet, using: &rng)
         for cut in 0..<frame.count {
@@ -258,7 +259,7 @@ struct FrameCodecTests {
 
     @Test("Full transport: bad CRC, replayed or skipped sequence numbers, length below 12")
     func fullChecks() throws {
-        var rng = TransportTestRNG(10)
+        var rng = SplitMix64(seed: 10)
         var enc = TransportEncoder(framing: .full, role: .client)
         let f0 = try enc.encode(d3Packet, using: &rng)
         let f1 = try enc.encode(d3Packet, using: &rng)
@@ -307,7 +308,7 @@ struct FrameCodecTests {
 
     @Test("Encoders reject lengths the framing cannot carry and server quick-ack requests")
     func encoderBadInput() throws {
-        var rng = TransportTestRNG(11)
+        var rng = SplitMix64(seed: 11)
         for n in [1, 2, 3, 5, 41] {
             var a = TransportEncoder(framing: .abridged, role: .client)
             #expect(throws: MTProtoError.invalidFrame("abridged payload length \(n) is not a multiple of 4")) {

@@ -1,9 +1,10 @@
 import Testing
 import RampartMTProto
+import RampartTestSupport
 
-private let g8Init = transportHex("F5768F50B731260A46BE1027C2EEAA39350624F0B6DA59EBA56C81FE4510C2E0"
+private let g8Init = hexBytes("F5768F50B731260A46BE1027C2EEAA39350624F0B6DA59EBA56C81FE4510C2E0"
     + "B61D3DD323EE02388633E3837A0C1C24FA6F29CCD724BE6F416FF7B026F6CCE6")
-private let g8Secret = SymmetricKey(data: transportHex("8A96EF6E42A18C21837580CD1C91C5A8"))
+private let g8Secret = SymmetricKey(data: hexBytes("8A96EF6E42A18C21837580CD1C91C5A8"))
 
 private func obfuscatedFramings() -> [TransportFraming] { [.abridged, .intermediate, .paddedIntermediate] }
 
@@ -13,19 +14,19 @@ struct Obfuscated2Tests {
 
     @Test("Vector G8: header, continued encryption stream and fresh decryption stream, with a proxy secret")
     func vectorG8() throws {
-        var rng = TransportReplayRNG(g8Init)
+        var rng = ReplayRNG(g8Init, then: SplitMix64(seed: 99))
         let client = try Obfuscated2Codec(framing: .paddedIntermediate, dcId: 2, secret: g8Secret, using: &rng)
-        #expect(client.header == Array(g8Init[0..<56]) + transportHex("BEA2DDE16DC59DD2"))
+        #expect(client.header == Array(g8Init[0..<56]) + hexBytes("BEA2DDE16DC59DD2"))
 
         // The streams themselves: init with tag DDDDDDDD, dc 0200 and the two leftover random bytes.
         var initBytes = g8Init
         initBytes.replaceSubrange(56..<62, with: [0xDD, 0xDD, 0xDD, 0xDD, 0x02, 0x00])
         let keys = try Obfuscated2.deriveKeys(header: initBytes, secret: g8Secret)
         let enc = try AES.CTR(key: keys.encryptKey, counter: keys.encryptIV)
-        #expect(Array(enc.process(initBytes)[56..<64]) == transportHex("BEA2DDE16DC59DD2"))
-        #expect(enc.process(Array("abcd".utf8)) == transportHex("CA7A8226"))
+        #expect(Array(enc.process(initBytes)[56..<64]) == hexBytes("BEA2DDE16DC59DD2"))
+        #expect(enc.process(Array("abcd".utf8)) == hexBytes("CA7A8226"))
         let dec = try AES.CTR(key: keys.decryptKey, counter: keys.decryptIV)
-        #expect(dec.process(Array("abcd".utf8)) == transportHex("8F711982"))
+        #expect(dec.process(Array("abcd".utf8)) == hexBytes("8F711982"))
 
         // The server recovers the tag and the DC id from the header alone.
         let server = try Obfuscated2Codec(serverHeader: client.header, secret: g8Secret)
@@ -35,10 +36,10 @@ struct Obfuscated2Tests {
 
     @Test("Vector G9: init = 64 x 0x61, secret = 16 x 0xAA, tag DDDDDDDD, dc 2")
     func vectorG9() throws {
-        var rng = TransportReplayRNG([UInt8](repeating: 0x61, count: 64))
+        var rng = ReplayRNG([UInt8](repeating: 0x61, count: 64), then: SplitMix64(seed: 99))
         let secret = SymmetricKey(data: [UInt8](repeating: 0xAA, count: 16))
         let client = try Obfuscated2Codec(framing: .paddedIntermediate, dcId: 2, secret: secret, using: &rng)
-        #expect(Array(client.header[56..<64]) == transportHex("AB4162424F66FDDC"))
+        #expect(Array(client.header[56..<64]) == hexBytes("AB4162424F66FDDC"))
         #expect(Array(client.header[0..<56]) == [UInt8](repeating: 0x61, count: 56))
     }
 
@@ -75,18 +76,18 @@ struct Obfuscated2Tests {
         for f in forbidden { #expect(Obfuscated2.isForbidden(header: candidate(f))) }
         let good = candidate([0x16, 0x03, 0x01, 0x03, 0, 0, 0, 1])
         #expect(!Obfuscated2.isForbidden(header: good))
-        var rng = TransportReplayRNG(forbidden.flatMap(candidate) + good)
+        var rng = ReplayRNG(forbidden.flatMap(candidate) + good, then: SplitMix64(seed: 99))
         let c = try Obfuscated2Codec(framing: .intermediate, using: &rng)
         #expect(Array(c.header[0..<56]) == Array(good[0..<56]))
         // Without the check (fake-TLS mode) the first draw is used as is.
-        var rng2 = TransportReplayRNG(candidate(forbidden[0]))
+        var rng2 = ReplayRNG(candidate(forbidden[0]), then: SplitMix64(seed: 99))
         let c2 = try Obfuscated2Codec(framing: .intermediate, checkForbidden: false, using: &rng2)
         #expect(c2.header[0] == 0xEF)
     }
 
     @Test("Generated headers are never forbidden and never detected as another transport")
     func generatedHeaders() throws {
-        var rng = TransportTestRNG(20)
+        var rng = SplitMix64(seed: 20)
         for i in 0..<2000 {
             let c = try Obfuscated2Codec(framing: obfuscatedFramings()[i % 3], dcId: Int16(truncatingIfNeeded: i), using: &rng)
             #expect(!Obfuscated2.isForbidden(header: c.header))
@@ -96,7 +97,7 @@ struct Obfuscated2Tests {
 
     @Test("DC ids round-trip as int16 LE (media DC 4 = FC FF, test DCs +10000); full cannot be obfuscated")
     func dcIds() throws {
-        var rng = TransportTestRNG(21)
+        var rng = SplitMix64(seed: 21)
         for dc: Int16 in [1, 2, -4, 10_002, -10_005, .min, .max] {
             let c = try Obfuscated2Codec(framing: .intermediate, dcId: dc, using: &rng)
             let s = try Obfuscated2Codec(serverHeader: c.header)
@@ -113,7 +114,7 @@ struct Obfuscated2Tests {
     @Test("Client ↔ server round trip through ServerTransport, with and without a proxy secret",
           arguments: [false, true], TransportSplit.allCases)
     func roundTrip(withSecret: Bool, split: TransportSplit) throws {
-        var rng = TransportTestRNG(withSecret ? 22 : 23)
+        var rng = SplitMix64(seed: withSecret ? 22 : 23)
         let secret = withSecret ? SymmetricKey(data: rng.bytes(16)) : nil
         for framing in obfuscatedFramings() {
             let client = try Obfuscated2Codec(framing: framing, dcId: -2, secret: secret, using: &rng)
@@ -157,7 +158,7 @@ struct Obfuscated2Tests {
 
     @Test("takeHeader() hands out the header once; encode() then no longer prepends it")
     func takeHeader() throws {
-        var rng = TransportTestRNG(24)
+        var rng = SplitMix64(seed: 24)
         let c = try Obfuscated2Codec(framing: .intermediate, using: &rng)
         #expect(c.takeHeader() == c.header)
         #expect(c.takeHeader() == [])
@@ -166,7 +167,7 @@ struct Obfuscated2Tests {
 
     @Test("A wrong proxy secret or a random header is rejected by the server, sticky")
     func wrongSecret() throws {
-        var rng = TransportTestRNG(25)
+        var rng = SplitMix64(seed: 25)
         let c = try Obfuscated2Codec(framing: .intermediate, secret: SymmetricKey(data: [UInt8](repeating: 1, count: 16)), using: &rng)
         #expect(throws: MTProtoError.invalidFrame("obfuscated2 header carries no known protocol tag")) {
             try Obfuscated2Codec(serverHeader: c.header, secret: SymmetricKey(data: [UInt8](repeating: 2, count: 16)))
@@ -203,7 +204,7 @@ struct Obfuscated2Tests {
     @Test("ServerTransport serves every plain framing, tag included, and answers in it",
           arguments: TransportFraming.allCases, TransportSplit.allCases)
     func serverPlain(framing: TransportFraming, split: TransportSplit) throws {
-        var rng = TransportTestRNG(26)
+        var rng = SplitMix64(seed: 26)
         var enc = TransportEncoder(framing: framing, role: .client)
         var up: [UInt8] = []
         var sent: [TransportEvent] = []

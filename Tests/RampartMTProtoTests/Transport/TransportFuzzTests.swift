@@ -1,5 +1,6 @@
 import Testing
 import RampartMTProto
+import RampartTestSupport
 
 /// Drains a decoder; on an error checks that it is sticky and that the decoder did not change.
 /// Returns the number of events before the end or the error.
@@ -21,14 +22,14 @@ private func fuzzDrain(_ dec: inout TransportDecoder) -> Int {
 }
 
 /// Random bytes of a random length, biased towards small lengths and tag-like openings.
-private func fuzzInput(_ rng: inout TransportTestRNG) -> [UInt8] {
+private func fuzzInput(_ rng: inout SplitMix64) -> [UInt8] {
     var b = rng.bytes(Int.random(in: 0...300, using: &rng))
     if !b.isEmpty && rng.next() % 4 == 0 { b[0] = [0xEF, 0xEE, 0xDD, 0x7F, 0xFF, 0x00][Int(rng.next() % 6)] }
     return b
 }
 
 /// A few random changes: flip, overwrite, insert, delete, truncate.
-private func mutate(_ data: [UInt8], _ rng: inout TransportTestRNG) -> [UInt8] {
+private func mutate(_ data: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
     var d = data
     for _ in 0..<Int.random(in: 1...3, using: &rng) {
         guard !d.isEmpty else { break }
@@ -49,7 +50,7 @@ struct TransportFuzzTests {
     @Test("Random bytes into every framing decoder, both roles, random splits",
           arguments: TransportFraming.allCases, [TransportRole.client, .server])
     func randomFrames(framing: TransportFraming, role: TransportRole) {
-        var rng = TransportTestRNG(40)
+        var rng = SplitMix64(seed: 40)
         for _ in 0..<400 {
             var dec = TransportDecoder(framing: framing, role: role, maxPacketLength: Int.random(in: 0...4096, using: &rng))
             let input = fuzzInput(&rng)
@@ -62,7 +63,7 @@ struct TransportFuzzTests {
 
     @Test("Mutated valid streams into every framing decoder", arguments: TransportFraming.allCases)
     func mutatedFrames(framing: TransportFraming) throws {
-        var rng = TransportTestRNG(41)
+        var rng = SplitMix64(seed: 41)
         var enc = TransportEncoder(framing: framing, role: .client)
         var stream: [UInt8] = []
         for n in [0, 4, 40, 200, 600] { stream += try enc.encode(transportPacket(n, seed: UInt64(n)), using: &rng) }
@@ -75,7 +76,7 @@ struct TransportFuzzTests {
 
     @Test("Random and mutated openings into ServerTransport (detection, plain and obfuscated2)")
     func serverTransport() throws {
-        var rng = TransportTestRNG(42)
+        var rng = SplitMix64(seed: 42)
         var valid: [[UInt8]] = []
         for f in TransportFraming.allCases {
             var enc = TransportEncoder(framing: f, role: .client)
@@ -102,7 +103,7 @@ struct TransportFuzzTests {
 
     @Test("Random headers into the obfuscated2 server; random bytes into an obfuscated2 client")
     func obfuscated2() throws {
-        var rng = TransportTestRNG(43)
+        var rng = SplitMix64(seed: 43)
         var accepted = 0
         for _ in 0..<3000 {
             let h = rng.bytes(Int.random(in: 60...68, using: &rng))
@@ -124,7 +125,7 @@ struct TransportFuzzTests {
 
     @Test("Random and mutated server hellos and records into the fake-TLS client")
     func fakeTLS() throws {
-        var rng = TransportTestRNG(44)
+        var rng = SplitMix64(seed: 44)
         let secret = try MTProxySecret(bytes: [0xEE] + rng.bytes(16) + Array("x.example".utf8))
         for i in 0..<600 {
             let client = try FakeTLSClient(secret: secret, unixTime: 0, using: &rng)

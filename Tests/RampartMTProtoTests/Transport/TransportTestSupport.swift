@@ -2,44 +2,13 @@
 
 import Testing
 import RampartMTProto
-
-/// SplitMix64: a small deterministic generator so that failures reproduce.
-struct TransportTestRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &self) } }
-}
-
-/// Replays a fixed byte string, eight bytes per `next()` in little-endian order (the order in which
-/// the codecs turn `next()` into bytes), then continues with SplitMix64.
-struct TransportReplayRNG: RandomNumberGenerator {
-    var bytes: [UInt8]
-    var fallback = TransportTestRNG(99)
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    mutating func next() -> UInt64 {
-        guard !bytes.isEmpty else { return fallback.next() }
-        var v: UInt64 = 0
-        for k in 0..<8 where k < bytes.count { v |= UInt64(bytes[k]) << (8 * UInt64(k)) }
-        bytes.removeFirst(min(8, bytes.count))
-        return v
-    }
-}
-
-/// Uppercase or lowercase hex to bytes.
-func transportHex(_ s: String) -> [UInt8] { hexBytes(s.lowercased()) }
+import RampartTestSupport
 
 /// Splits `data` into chunks: whole, one byte at a time, or random sizes 0...max.
 enum TransportSplit: CaseIterable, CustomStringConvertible {
     case whole, byteAtATime, random
     var description: String { "\(self == .whole ? "whole" : self == .byteAtATime ? "byte-at-a-time" : "random splits")" }
-    func chunks(_ data: [UInt8], rng: inout TransportTestRNG) -> [ArraySlice<UInt8>] {
+    func chunks(_ data: [UInt8], rng: inout SplitMix64) -> [ArraySlice<UInt8>] {
         switch self {
         case .whole: return [data[...]]
         case .byteAtATime: return data.indices.map { data[$0...$0] }
@@ -58,7 +27,7 @@ enum TransportSplit: CaseIterable, CustomStringConvertible {
 
 /// Feeds `data` in chunks, draining events after every chunk.
 func transportDecodeAll(_ dec: inout TransportDecoder, _ data: [UInt8], split: TransportSplit,
-                        rng: inout TransportTestRNG) throws -> [TransportEvent] {
+                        rng: inout SplitMix64) throws -> [TransportEvent] {
     var events: [TransportEvent] = []
     for c in split.chunks(data, rng: &rng) {
         dec.feed(c)
@@ -69,7 +38,7 @@ func transportDecodeAll(_ dec: inout TransportDecoder, _ data: [UInt8], split: T
 
 /// A sample packet of `n` bytes.
 func transportPacket(_ n: Int, seed: UInt64) -> [UInt8] {
-    var r = TransportTestRNG(seed)
+    var r = SplitMix64(seed: seed)
     return r.bytes(n)
 }
 

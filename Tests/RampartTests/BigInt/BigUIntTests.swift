@@ -2,18 +2,7 @@
 
 import Testing
 @_spi(Testing) import Rampart
-
-/// A small seeded generator (SplitMix64) so every run draws the same values.
-private struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import RampartTestSupport
 
 private func big(_ hex: String) -> BigUInt { try! BigUInt(hex: hex) }
 
@@ -44,7 +33,7 @@ private let rfc3526Group14 = big(
     }
 
     @Test func arithmeticIdentities() throws {
-        var rng = SeededRNG(state: 1)
+        var rng = SplitMix64(seed: 1)
         for _ in 0..<300 {
             let a = BigUInt.random(bits: Int.random(in: 0...700, using: &rng), using: &rng)
             let b = BigUInt.random(bits: Int.random(in: 1...700, using: &rng), using: &rng)
@@ -72,7 +61,7 @@ private let rfc3526Group14 = big(
         #expect(throws: RampartError.noInverse) { try BigUInt(6).inverse(modulo: BigUInt(1)) }
         #expect(throws: RampartError.noInverse) { try BigUInt(0).inverse(modulo: BigUInt(7)) }
         let p = DiffieHellman.telegramPrime
-        var rng = SeededRNG(state: 2)
+        var rng = SplitMix64(seed: 2)
         for _ in 0..<20 {
             let a = try BigUInt.random(below: p, using: &rng)
             guard !a.isZero else { continue }
@@ -89,7 +78,7 @@ private let rfc3526Group14 = big(
     }
 
     @Test func exponentiationPathsAgree() throws {
-        var rng = SeededRNG(state: 3)
+        var rng = SplitMix64(seed: 3)
         let m = DiffieHellman.telegramPrime
         let mod = try Modulus(m)
         // Fermat: a^(p−1) = 1 for the prime p, on both paths.
@@ -143,13 +132,13 @@ private let rfc3526Group14 = big(
     ]
 
     @Test func knownPrimesPass() {
-        var rng = SeededRNG(state: 4)
+        var rng = SplitMix64(seed: 4)
         for h in knownPrimes { #expect(big(h).isProbablePrime(rounds: 16, using: &rng), "\(h)") }
         #expect(big("7FF").isProbablePrime(rounds: 1, using: &rng) == false)  // 2047 = 23 · 89
     }
 
     @Test func compositesFail() {
-        var rng = SeededRNG(state: 5)
+        var rng = SplitMix64(seed: 5)
         for h in composites {
             #expect(!big(h).isProbablePrime(rounds: 16, using: &rng), "\(h)")
         }
@@ -160,7 +149,7 @@ private let rfc3526Group14 = big(
     }
 
     @Test func smallValuesExact() {
-        var rng = SeededRNG(state: 6)
+        var rng = SplitMix64(seed: 6)
         for n in 0..<3000 {
             var isP = n >= 2
             var d = 2
@@ -171,7 +160,7 @@ private let rfc3526Group14 = big(
     }
 
     @Test func telegramPrimeIsSafe() {
-        var rng = SeededRNG(state: 7)
+        var rng = SplitMix64(seed: 7)
         let p = DiffieHellman.telegramPrime
         #expect(DiffieHellman.isSafePrime(p, using: &rng))
         // The full test: few rounds keep debug builds fast (release tests and the benchmark use 64).
@@ -206,7 +195,7 @@ private let rfc3526Group14 = big(
             #expect(DiffieHellman.isValidGenerator(g, prime: rfc3526Group14)
                     == (mod14.publicPower(BigUInt(UInt64(g)), rfc3526Group14 >> 1) == BigUInt(1)))
         }
-        var rng = SeededRNG(state: 8)
+        var rng = SplitMix64(seed: 8)
         try DiffieHellman.checkParameters(g: 3, prime: p, using: &rng)
         #expect(throws: RampartError.dhCheckFailed(.generatorNotQuadraticResidue)) { try DiffieHellman.checkParameters(g: 2, prime: p, using: &rng) }
         #expect(throws: RampartError.dhCheckFailed(.primeBitLength)) { try DiffieHellman.checkParameters(g: 3, prime: p >> 1, using: &rng) }
@@ -240,7 +229,7 @@ private let rfc3526Group14 = big(
     }
 
     @Test func randomSemiprimes() throws {
-        var rng = SeededRNG(state: 9)
+        var rng = SplitMix64(seed: 9)
         for bits in [4, 8, 16, 20, 24, 28, 31, 32] {
             for _ in 0..<4 {
                 func prime() -> UInt64 {
@@ -284,7 +273,7 @@ private let rfc3526Group14 = big(
     }
 
     @Test func randomPrimeGeneration() throws {
-        var rng = SeededRNG(state: 10)
+        var rng = SplitMix64(seed: 10)
         for bits in [64, 128, 256] {
             let p = try BigUInt.randomPrime(bits: bits, coprimeTo: BigUInt(65537), using: &rng)
             #expect(p.bitWidth == bits && p.bit(bits - 2))

@@ -4,21 +4,10 @@
 
 import Testing
 @_spi(Testing) import Rampart
-
-/// SplitMix64, seeded, so failures reproduce.
-private struct AVX2MontRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import RampartTestSupport
 
 /// 32-limb moduli: the shapes of `montgomeryTestModuli` plus 2^2047 + 2^k + 1 and 2^2048 − 2^k − 1.
-private func avx2TestModuli(_ g: inout AVX2MontRNG) -> [[UInt64]] {
+private func avx2TestModuli(_ g: inout SplitMix64) -> [[UInt64]] {
     var out = montgomeryTestModuli(32, &g, random: 6)
     for k in [1, 64, 1000, 2040] {
         var lo = [UInt64](repeating: 0, count: 32)
@@ -36,7 +25,7 @@ private let avx2Available = (try? Modulus(BigUInt(1) << 2047 | BigUInt(1)))?.pub
 @Suite struct BigIntMontgomeryAVX2Tests {
     @Test func productsMatchPortableAndBigUInt() throws {
         guard avx2Available else { print("BigIntMontgomeryAVX2Tests: no AVX2, skipped"); return }
-        var g = AVX2MontRNG(state: 0x4156_5832)
+        var g = SplitMix64(seed: 0x4156_5832)
         let r80 = BigUInt(1) << 80, r2128 = BigUInt(1) << 2128
         var checked = 0
         for mLimbs in avx2TestModuli(&g) {
@@ -61,7 +50,7 @@ private let avx2Available = (try? Modulus(BigUInt(1) << 2047 | BigUInt(1)))?.pub
 
     @Test func powersMatchOtherExponentiations() throws {
         guard avx2Available else { print("BigIntMontgomeryAVX2Tests: no AVX2, skipped"); return }
-        var g = AVX2MontRNG(state: 0x706F_7732)
+        var g = SplitMix64(seed: 0x706F_7732)
         let moduli = avx2TestModuli(&g)
         for (k, mLimbs) in moduli.enumerated() {
             let mod = try Modulus(BigUInt(limbs: mLimbs))

@@ -4,18 +4,7 @@
 
 import Testing
 @_spi(Testing) import Rampart
-
-/// SplitMix64, seeded, so failures reproduce.
-private struct KernelRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import RampartTestSupport
 
 /// n-limb moduli of several shapes: random with the top bit set, close to 2^(64n) (all-ones limbs),
 /// just above 2^(64(n−1)) (a small top limb), sparse (2^(64n−1) + 1), random low limbs under an
@@ -70,7 +59,7 @@ func montgomeryTestValues(_ mod: Modulus, _ g: inout some RandomNumberGenerator,
 
     @Test(arguments: limbCounts)
     func kernelsAgree(n: Int) throws {
-        var g = KernelRNG(state: 0x4D6F_6E74 &+ UInt64(n))
+        var g = SplitMix64(seed: 0x4D6F_6E74 &+ UInt64(n))
         for mLimbs in montgomeryTestModuli(n, &g, random: 10) {
             let mod = try Modulus(BigUInt(limbs: mLimbs))
             #expect(mod.limbCount == n)

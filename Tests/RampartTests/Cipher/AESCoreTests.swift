@@ -1,7 +1,6 @@
 import Testing
 @_spi(Testing) import Rampart
-
-private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
+import RampartTestSupport
 
 /// Both paths; the hardware one is the portable one on machines without AES-NI.
 private let aesBackends: [Backend] = [.portable, .hardware]
@@ -17,11 +16,11 @@ private let fips197: [(key: String, ct: String)] = [
 struct AESCoreTests {
     @Test("FIPS-197 Appendix C, encrypt and decrypt", arguments: aesBackends)
     func fips197Blocks(backend: Backend) throws {
-        let pt = hex("00112233445566778899aabbccddeeff")
+        let pt = hexBytes("00112233445566778899aabbccddeeff")
         for (k, c) in fips197 {
-            let cipher = try AES.Cipher(key: hex(k), backend: backend)
-            #expect(try cipher.encrypt(block: pt) == hex(c), "key \(k)")
-            #expect(try cipher.decrypt(block: hex(c)) == pt, "key \(k)")
+            let cipher = try AES.Cipher(key: hexBytes(k), backend: backend)
+            #expect(try cipher.encrypt(block: pt) == hexBytes(c), "key \(k)")
+            #expect(try cipher.decrypt(block: hexBytes(c)) == pt, "key \(k)")
         }
     }
 

@@ -1,27 +1,27 @@
 import Testing
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
-private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
 private let modeBackends: [Backend] = [.portable, .hardware]
 private func pattern(_ n: Int, _ seed: Int = 0) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed &* 7 &+ 5) } }
 
-private let sp800Key = hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
-private let sp800Plain = hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+private let sp800Key = hexBytes("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
+private let sp800Plain = hexBytes("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
     + "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710")
 
 @Suite("AES modes")
 struct AESModeTests {
     @Test("IGE: OpenSSL igetest.c vectors (AES-128)", arguments: modeBackends)
     func igeOpenSSL(backend: Backend) throws {
-        let c1 = try AES.Cipher(key: hex("000102030405060708090a0b0c0d0e0f"), backend: backend)
-        let iv1 = hex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
-        let out1 = hex("1a8519a6557be652e9da8e43da4ef4453cf456b4ca488aa383c79c98b34797cb")
+        let c1 = try AES.Cipher(key: hexBytes("000102030405060708090a0b0c0d0e0f"), backend: backend)
+        let iv1 = hexBytes("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
+        let out1 = hexBytes("1a8519a6557be652e9da8e43da4ef4453cf456b4ca488aa383c79c98b34797cb")
         #expect(try AES.IGE.encrypt([UInt8](repeating: 0, count: 32), using: c1, iv: iv1) == out1)
         #expect(try AES.IGE.decrypt(out1, using: c1, iv: iv1) == [UInt8](repeating: 0, count: 32))
-        let c2 = try AES.Cipher(key: hex("5468697320697320616e20696d706c65"), backend: backend)
-        let iv2 = hex("6d656e746174696f6e206f6620494745206d6f646520666f72204f70656e5353")
-        let ct2 = hex("4c2e204c6574277320686f70652042656e20676f74206974207269676874210a")
-        let pt2 = hex("99706487a1cde613bc6de0b6f24b1c7aa448c8b9c3403e3467a8cad89340f53b")
+        let c2 = try AES.Cipher(key: hexBytes("5468697320697320616e20696d706c65"), backend: backend)
+        let iv2 = hexBytes("6d656e746174696f6e206f6620494745206d6f646520666f72204f70656e5353")
+        let ct2 = hexBytes("4c2e204c6574277320686f70652042656e20676f74206974207269676874210a")
+        let pt2 = hexBytes("99706487a1cde613bc6de0b6f24b1c7aa448c8b9c3403e3467a8cad89340f53b")
         #expect(try AES.IGE.decrypt(ct2, using: c2, iv: iv2) == pt2)
         #expect(try AES.IGE.encrypt(pt2, using: c2, iv: iv2) == ct2)
     }
@@ -54,8 +54,8 @@ struct AESModeTests {
     @Test("CBC: SP 800-38A F.2.5/F.2.6 (AES-256)", arguments: modeBackends)
     func cbcSP800(backend: Backend) throws {
         let cipher = try AES.Cipher(key: sp800Key, backend: backend)
-        let iv = hex("000102030405060708090a0b0c0d0e0f")
-        let ct = hex("f58c4c04d6e5f1ba779eabfb5f7bfbd69cfc4e967edb808d679f777bc6702c7d"
+        let iv = hexBytes("000102030405060708090a0b0c0d0e0f")
+        let ct = hexBytes("f58c4c04d6e5f1ba779eabfb5f7bfbd69cfc4e967edb808d679f777bc6702c7d"
             + "39f23369a9d9bacfa530e26304231461b2eb05e2c39be9fcda6c19078c6a9d1b")
         #expect(try AES.CBC.encrypt(sp800Plain, using: cipher, iv: iv, padding: .none) == ct)
         #expect(try AES.CBC.decrypt(ct, using: cipher, iv: iv, padding: .none) == sp800Plain)
@@ -72,9 +72,9 @@ struct AESModeTests {
             #expect(try AES.CBC.decrypt(ct, using: cipher, iv: iv) == msg, "length \(n)")
         }
         // Forge last blocks with every bad padding shape: pad byte 0, 17, 255, and inconsistent bytes.
-        for last in [hex("000102030405060708090a0b0c0d0e00"), hex("00000000000000000000000000000011"),
-                     hex("000000000000000000000000000000ff"), hex("00000000000000000000000000030203"),
-                     hex("0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f10")] {
+        for last in [hexBytes("000102030405060708090a0b0c0d0e00"), hexBytes("00000000000000000000000000000011"),
+                     hexBytes("000000000000000000000000000000ff"), hexBytes("00000000000000000000000000030203"),
+                     hexBytes("0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f10")] {
             var raw = pattern(16) + last
             raw = try AES.CBC.encrypt(raw, using: cipher, iv: iv, padding: .none)
             #expect(throws: RampartError.invalidPadding) { try AES.CBC.decrypt(raw, using: cipher, iv: iv) }
@@ -90,8 +90,8 @@ struct AESModeTests {
     @Test("CTR: SP 800-38A F.5.5 (AES-256), and streams split anywhere", arguments: modeBackends)
     func ctr(backend: Backend) throws {
         let cipher = try AES.Cipher(key: sp800Key, backend: backend)
-        let ctr0 = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
-        let want = hex("601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5"
+        let ctr0 = hexBytes("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
+        let want = hexBytes("601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5"
             + "2b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6")
         #expect(try AES.CTR(cipher: cipher, counter: ctr0).process(sp800Plain) == want)
         let msg = pattern(1000, 9)
@@ -111,8 +111,8 @@ struct AESModeTests {
     @Test("CTR: the 128-bit counter carries across all bytes and wraps", arguments: modeBackends)
     func ctrCarry(backend: Backend) throws {
         let cipher = try AES.Cipher(key: pattern(16, 5), backend: backend)
-        for start in [hex("00000000000000000000fffffffffffa"), hex("ffffffffffffffffffffffffffffff"
-            + "fc"), hex("0000000000000000fffffffffffffffe")] {
+        for start in [hexBytes("00000000000000000000fffffffffffa"), hexBytes("ffffffffffffffffffffffffffffff"
+            + "fc"), hexBytes("0000000000000000fffffffffffffffe")] {
             let s = try AES.CTR(cipher: cipher, counter: start)
             let ks = s.process([UInt8](repeating: 0, count: 16 * 20))
             // Block i must be E(start + i).
@@ -131,12 +131,12 @@ struct AESModeTests {
         let zero = try AES.Cipher(key: [UInt8](repeating: 0, count: 32), backend: backend)
         let n0 = try AES.GCM.Nonce(data: [UInt8](repeating: 0, count: 12))
         let b13 = try AES.GCM.seal([UInt8](), using: zero, nonce: n0, authenticating: [UInt8]())
-        #expect(b13.tag == hex("530f8afbc74536b9a963b4f1c4cb738b"))
+        #expect(b13.tag == hexBytes("530f8afbc74536b9a963b4f1c4cb738b"))
         let b14 = try AES.GCM.seal([UInt8](repeating: 0, count: 16), using: zero, nonce: n0, authenticating: [UInt8]())
-        #expect(b14.ciphertext + b14.tag == hex("cea7403d4d606b6e074ec5d3baf39d18d0d1c8a799996bf0265b98b5d48ab919"))
-        let k = try AES.Cipher(key: hex("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"), backend: backend)
-        let p = hex("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
-        let a = hex("feedfacedeadbeeffeedfacedeadbeefabaddad2")
+        #expect(b14.ciphertext + b14.tag == hexBytes("cea7403d4d606b6e074ec5d3baf39d18d0d1c8a799996bf0265b98b5d48ab919"))
+        let k = try AES.Cipher(key: hexBytes("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"), backend: backend)
+        let p = hexBytes("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
+        let a = hexBytes("feedfacedeadbeeffeedfacedeadbeefabaddad2")
         let cases: [(String, String, String)] = [
             ("cafebabefacedbaddecaf888",
              "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662",
@@ -149,9 +149,9 @@ struct AESModeTests {
              "3a337dbf46a792c45e454913fe2ea8f2"),
         ]
         for (iv, c, t) in cases {
-            let box = try AES.GCM.seal(p, using: k, nonce: try AES.GCM.Nonce(data: hex(iv)), authenticating: a)
-            #expect(box.ciphertext == hex(c), "nonce \(iv)")
-            #expect(box.tag == hex(t), "nonce \(iv)")
+            let box = try AES.GCM.seal(p, using: k, nonce: try AES.GCM.Nonce(data: hexBytes(iv)), authenticating: a)
+            #expect(box.ciphertext == hexBytes(c), "nonce \(iv)")
+            #expect(box.tag == hexBytes(t), "nonce \(iv)")
             #expect(try AES.GCM.open(box, using: k, authenticating: a) == p)
         }
     }
@@ -204,11 +204,11 @@ struct AESModeTests {
     func pathsAgree() throws {
         var g = SystemRandomNumberGenerator()
         for keyLength in [16, 24, 32] {
-            let key = (0..<keyLength).map { _ in UInt8.random(in: 0...255, using: &g) }
+            let key = randomBytes(count: keyLength, using: &g)
             let hw = try AES.Cipher(key: key, backend: .hardware), sw = try AES.Cipher(key: key, backend: .portable)
             for n in [0, 16, 48, 64, 112, 128, 144, 256, 400, 1024] {
-                let msg = (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
-                let iv32 = (0..<32).map { _ in UInt8.random(in: 0...255, using: &g) }
+                let msg = randomBytes(count: n, using: &g)
+                let iv32 = randomBytes(count: 32, using: &g)
                 let iv16 = Array(iv32[0..<16])
                 #expect(try AES.IGE.encrypt(msg, using: hw, iv: iv32) == AES.IGE.encrypt(msg, using: sw, iv: iv32))
                 #expect(try AES.IGE.decrypt(msg, using: hw, iv: iv32) == AES.IGE.decrypt(msg, using: sw, iv: iv32))

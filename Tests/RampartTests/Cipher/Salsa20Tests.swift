@@ -1,15 +1,15 @@
 import Testing
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
-private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
 private let backends: [Backend] = [.hardware, .portable]
 
 // NaCl's classic values (libsodium test/default core1, core2, stream*, secretbox).
-private let shared = hex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742")
-private let firstkey = hex("1b27556473e985d462cd51197a9a46c76009549eac6474f206c4ee0844f68389")
-private let secondkey = hex("dc908dda0b9344a953629b733820778880f3ceb421bb61b91cbd4c3e66256ce4")
-private let nonce = hex("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37")
-private let rs = hex("eea6a7251c1e72916d11c2cb214d3c252539121d8e234e652d651fa4c8cff880")
+private let shared = hexBytes("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742")
+private let firstkey = hexBytes("1b27556473e985d462cd51197a9a46c76009549eac6474f206c4ee0844f68389")
+private let secondkey = hexBytes("dc908dda0b9344a953629b733820778880f3ceb421bb61b91cbd4c3e66256ce4")
+private let nonce = hexBytes("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37")
+private let rs = hexBytes("eea6a7251c1e72916d11c2cb214d3c252539121d8e234e652d651fa4c8cff880")
 
 /// Deterministic bytes.
 private func pattern(_ n: Int, seed: UInt8 = 1) -> [UInt8] {
@@ -56,8 +56,8 @@ struct Salsa20Tests {
     func naclStream(_ backend: Backend) throws {
         var s = try XSalsa20(key: SymmetricKey(data: firstkey), nonce: nonce, backend: backend)
         #expect(s.keystream(count: 32) == rs)
-        let m = hex("be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705")
-        let ct = hex("8e993b9f48681273c29650ba32fc76ce48332ea7164d96a4476fb8c531a1186ac0dfc17c98dce87b4da7f011ec48c97271d2c20f9b928fe2270d6fb863d51738b48eeee314a7cc8ab932164548e526ae90224368517acfeabd6bb3732bc0e9da99832b61ca01b6de56244a9e88d5f9b37973f622a43d14a6599b1f654cb45a74e355a5")
+        let m = hexBytes("be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705")
+        let ct = hexBytes("8e993b9f48681273c29650ba32fc76ce48332ea7164d96a4476fb8c531a1186ac0dfc17c98dce87b4da7f011ec48c97271d2c20f9b928fe2270d6fb863d51738b48eeee314a7cc8ab932164548e526ae90224368517acfeabd6bb3732bc0e9da99832b61ca01b6de56244a9e88d5f9b37973f622a43d14a6599b1f654cb45a74e355a5")
         // stream4: the keystream continues after the 32 bytes above.
         #expect(s.xor(m) == ct)
         #expect(try XSalsa20.xor([UInt8](repeating: 0, count: 32) + m, key: SymmetricKey(data: firstkey), nonce: nonce) == rs + ct)
@@ -65,7 +65,7 @@ struct Salsa20Tests {
 
     @Test("NaCl stream and stream2: SHA-256 of 4 MiB of XSalsa20 and Salsa20 keystream", arguments: backends)
     func fourMiB(_ backend: Backend) throws {
-        let want = hex("662b9d0e3463029156069b12f918691a98f7dfb2ca0393c96bbfc6b1fbd630a2")
+        let want = hexBytes("662b9d0e3463029156069b12f918691a98f7dfb2ca0393c96bbfc6b1fbd630a2")
         var x = try XSalsa20(key: SymmetricKey(data: firstkey), nonce: nonce, backend: backend)
         #expect(SHA256.hash(data: x.keystream(count: 4_194_304)).bytes == want)
         var s = try Salsa20(key: SymmetricKey(data: secondkey), nonce: nonce[16...], backend: backend)

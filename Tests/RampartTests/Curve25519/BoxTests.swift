@@ -1,12 +1,11 @@
 import Testing
 @_spi(Testing) import Rampart
-
-private func boxHex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
+import RampartTestSupport
 
 // The classic NaCl box test (libsodium test/default/box.c; keys of RFC 7748 §6.1).
-private let aliceSK = boxHex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
-private let bobSK = boxHex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")
-private let naclNonce = boxHex("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37")
+private let aliceSK = hexBytes("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
+private let bobSK = hexBytes("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")
+private let naclNonce = hexBytes("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37")
 
 @Suite("Box")
 struct BoxTests {
@@ -24,10 +23,10 @@ struct BoxTests {
 
     @Test("Round trips in every form; precomputed and one-shot agree")
     func roundTrips() throws {
-        var rng = X25519TestRNG(state: 99)
+        var rng = SplitMix64(seed: 99)
         for n in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 131, 1000, 4097] {
-            let m = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            let nonce = (0..<24).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let m = randomBytes(count: n, using: &rng)
+            let nonce = randomBytes(count: 24, using: &rng)
             let sealed = try Box.seal(m, nonce: nonce, to: bob.publicKey, from: alice)
             #expect(sealed.count == n + 16)
             #expect(try Box.open(sealed, nonce: nonce, from: alice.publicKey, to: bob) == m)

@@ -1,7 +1,6 @@
 import Testing
 @_spi(Testing) import Rampart
-
-private func x25519Hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
+import RampartTestSupport
 
 #if DEBUG
 private let isReleaseBuild = false
@@ -34,7 +33,7 @@ struct X25519Tests {
              "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"),
         ]
         for (k, u, out) in cases {
-            let r = try Curve25519.scalarMultiply(scalar: x25519Hex(k), point: x25519Hex(u))
+            let r = try Curve25519.scalarMultiply(scalar: hexBytes(k), point: hexBytes(u))
             #expect(Hex.encode(r) == out)
         }
     }
@@ -54,9 +53,9 @@ struct X25519Tests {
     @Test("RFC 7748 §6.1 Diffie-Hellman through the CryptoKit-shaped API")
     func rfc7748DiffieHellman() throws {
         let alice = try Curve25519.KeyAgreement.PrivateKey(
-            rawRepresentation: x25519Hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
+            rawRepresentation: hexBytes("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
         let bob = try Curve25519.KeyAgreement.PrivateKey(
-            rawRepresentation: x25519Hex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb"))
+            rawRepresentation: hexBytes("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb"))
         #expect(Hex.encode(alice.publicKey.rawRepresentation) == "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
         #expect(Hex.encode(bob.publicKey.rawRepresentation) == "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")
         let s1 = try alice.sharedSecretFromKeyAgreement(with: bob.publicKey)
@@ -76,7 +75,7 @@ struct X25519Tests {
             "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
         ]
         for u in smallOrder {
-            let pk = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: x25519Hex(u))
+            let pk = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: hexBytes(u))
             #expect(throws: RampartError.invalidPublicKey) { try key.sharedSecretFromKeyAgreement(with: pk) }
         }
         #expect(throws: RampartError.invalidPublicKey) { try Curve25519.KeyAgreement.PublicKey(rawRepresentation: [UInt8](repeating: 1, count: 31)) }
@@ -86,23 +85,12 @@ struct X25519Tests {
 
     @Test("Key generation from an injected generator is deterministic and agrees")
     func injectedRNG() throws {
-        var rng1 = X25519TestRNG(state: 7), rng2 = X25519TestRNG(state: 7), rng3 = X25519TestRNG(state: 8)
+        var rng1 = SplitMix64(seed: 7), rng2 = SplitMix64(seed: 7), rng3 = SplitMix64(seed: 8)
         let a = Curve25519.KeyAgreement.PrivateKey(using: &rng1)
         let a2 = Curve25519.KeyAgreement.PrivateKey(using: &rng2)
         let b = Curve25519.KeyAgreement.PrivateKey(using: &rng3)
         #expect(a.rawRepresentation == a2.rawRepresentation)
         #expect(a.rawRepresentation != b.rawRepresentation)
         #expect(try a.sharedSecretFromKeyAgreement(with: b.publicKey) == b.sharedSecretFromKeyAgreement(with: a.publicKey))
-    }
-}
-
-struct X25519TestRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }

@@ -1,23 +1,9 @@
 import Testing
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
 /// Deterministic test input: byte i is (7i + 3) mod 256.
 private func pattern(_ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) } }
-
-private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
-
-/// A small deterministic generator (SplitMix64) so failures reproduce.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &self) } }
-}
 
 private let blake2bBackends: [Backend] = [.portable, .hardware]
 
@@ -139,7 +125,7 @@ struct BLAKE2bTests {
 
     @Test("Incremental updates with random splits equal one-shot", arguments: blake2bBackends)
     func incremental(backend: Backend) throws {
-        var rng = SplitMix(state: 1)
+        var rng = SplitMix64(seed: 1)
         for trial in 0..<200 {
             let n = Int.random(in: 0...1500, using: &rng)
             let data = rng.bytes(n)
@@ -195,7 +181,7 @@ struct BLAKE2bTests {
 
     @Test("Differential: portable == hardware on random inputs, keys, salts, personalizations")
     func differential() throws {
-        var rng = SplitMix(state: 0x5eed)
+        var rng = SplitMix64(seed: 0x5eed)
         for n in 0...1000 {
             let data = rng.bytes(n)
             let key = rng.bytes(Int.random(in: 0...64, using: &rng))

@@ -1,5 +1,6 @@
 import Testing
 import Rampart
+import RampartTestSupport
 
 /// Deterministic test input: byte i is (7i + 3) mod 256.
 private func crcPattern(_ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) } }
@@ -12,18 +13,6 @@ private func crcBitwise(_ data: [UInt8]) -> UInt32 {
         for _ in 0..<8 { c = (c & 1) != 0 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
     }
     return ~c
-}
-
-/// SplitMix64, so failures reproduce.
-private struct CRCTestRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite("CRC32")
@@ -52,8 +41,8 @@ struct CRC32Tests {
 
     @Test("Slicing-by-8 equals the bitwise definition for lengths 0...300 and unaligned starts")
     func bitwiseReference() {
-        var rng = CRCTestRNG(state: 42)
-        let big = (0..<320).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        var rng = SplitMix64(seed: 42)
+        let big = randomBytes(count: 320, using: &rng)
         for n in 0...300 {
             for offset in [0, 1, 3, 7] {
                 let slice = Array(big[offset..<(offset + n)])
@@ -64,8 +53,8 @@ struct CRC32Tests {
 
     @Test("Incremental updates split anywhere equal one shot; continuing from a value")
     func incremental() {
-        var rng = CRCTestRNG(state: 7)
-        let data = (0..<2000).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        var rng = SplitMix64(seed: 7)
+        let data = randomBytes(count: 2000, using: &rng)
         let whole = CRC32.checksum(data: data)
         for _ in 0..<200 {
             var c = CRC32()

@@ -4,17 +4,17 @@
 
 import Testing
 import Rampart
+import RampartTestSupport
 
 private func bytes(_ k: SymmetricKey) -> [UInt8] { k.withUnsafeBytes { Array($0) } }
-private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
 
 @Test("RFC 5869 A.1 through every CryptoKit-shaped entry point")
 func hkdfEntryPointsAgree() throws {
     let ikm = SymmetricKey(data: [UInt8](repeating: 0x0b, count: 22))
-    let salt = hex("000102030405060708090a0b0c"), info = hex("f0f1f2f3f4f5f6f7f8f9")
-    let okm = hex("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+    let salt = hexBytes("000102030405060708090a0b0c"), info = hexBytes("f0f1f2f3f4f5f6f7f8f9")
+    let okm = hexBytes("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
     let prk = HKDF<SHA256>.extract(inputKeyMaterial: ikm, salt: salt)
-    #expect(Array(prk) == hex("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5"))
+    #expect(Array(prk) == hexBytes("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5"))
     #expect(bytes(HKDF<SHA256>.expand(pseudoRandomKey: prk, info: info, outputByteCount: 42)) == okm)
     #expect(bytes(HKDF<SHA256>.expand(pseudoRandomKey: Array(prk), info: info, outputByteCount: 42)) == okm)
     #expect(bytes(HKDF<SHA256>.expand(pseudoRandomKey: SymmetricKey(data: Array(prk)), info: info, outputByteCount: 42)) == okm)
@@ -27,7 +27,7 @@ func hkdfEntryPointsAgree() throws {
 @Test("No salt is HashLen zero bytes (RFC 5869 §2.2, A.3)")
 func hkdfWithoutSalt() {
     let ikm = SymmetricKey(data: [UInt8](repeating: 0x0b, count: 22))
-    let okm = hex("8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8")
+    let okm = hexBytes("8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8")
     #expect(bytes(HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, info: [UInt8](), outputByteCount: 42)) == okm)
     #expect(bytes(HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: [UInt8](repeating: 0, count: 32),
                                          info: [UInt8](), outputByteCount: 42)) == okm)

@@ -1,7 +1,7 @@
 import Testing
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
-private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
 private func utf8(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 private let backends: [Backend] = [.hardware, .portable]
@@ -38,9 +38,9 @@ struct ScryptTests {
 
     @Test("RFC 7914 §8: Salsa20/8 core")
     func salsa20_8Core() {
-        let input = hex("7e879a214f3ec9867ca940e641718f26baee555b8c61c1b50df846116dcd3b1d"
+        let input = hexBytes("7e879a214f3ec9867ca940e641718f26baee555b8c61c1b50df846116dcd3b1d"
             + "ee24f319df9b3d8514121e4b5ac5aa3276021d2909c74829edebc68db8b8c25e")
-        let expected = hex("a41f859c6608cc993b81cacb020cef05044b2181a2fd337dfd7b1c6396682f29"
+        let expected = hexBytes("a41f859c6608cc993b81cacb020cef05044b2181a2fd337dfd7b1c6396682f29"
             + "b4393168e3c9e6bcfe6bc5b7a06d96bae424cc102c91745c24ad673dc7618f81")
         #expect(Scrypt.salsa20Core(input, doubleRounds: 4) == expected)
     }
@@ -60,7 +60,7 @@ struct ScryptTests {
     }
 
     /// RFC 7914 §9 input (the §10 ROMix input is the same block).
-    private static let blockMixInput = hex(
+    private static let blockMixInput = hexBytes(
         "f7ce0b653d2d72a4108cf5abe912ffdd777616dbbb27a70e8204f3ae2d0f6fad"
             + "89f68f4811d1e87bcc3bd7400a9ffd29094f0184639574f39ae5a1315217bcd7"
             + "894991447213bb226c25b54da86370fbcd984380374666bb8ffcb5bf40c254b0"
@@ -68,7 +68,7 @@ struct ScryptTests {
 
     @Test("RFC 7914 §9: scryptBlockMix, r = 1")
     func blockMixVector() {
-        let expected = hex(
+        let expected = hexBytes(
             "a41f859c6608cc993b81cacb020cef05044b2181a2fd337dfd7b1c6396682f29"
                 + "b4393168e3c9e6bcfe6bc5b7a06d96bae424cc102c91745c24ad673dc7618f81"
                 + "20edc975323881a80540f64c162dcd3c21077cfe5f8d5fe2b1a4168f953678b7"
@@ -78,7 +78,7 @@ struct ScryptTests {
 
     @Test("RFC 7914 §10: scryptROMix, N = 16, r = 1", arguments: backends)
     func roMixVector(backend: Backend) {
-        let expected = hex(
+        let expected = hexBytes(
             "79ccc193629debca047f0b70604bf6b62ce3dd4a9626e355fafc6198e6ea2b46"
                 + "d58413673b99b029d665c357601fb426a0b2f4bba200ee9f0a43d19b571a9c71"
                 + "ef1142e65d5a266fddca832ce59faa7cac0b9cf1be2bffca300d01ee387619c4"
@@ -89,14 +89,14 @@ struct ScryptTests {
     @Test("RFC 7914 §12 vector 1: empty password and salt, N = 16, r = 1, p = 1", arguments: backends)
     func rfcVector1(backend: Backend) throws {
         let dk = try scrypt([], [], n: 16, r: 1, p: 1, length: 64, backend: backend)
-        #expect(dk == hex("77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
+        #expect(dk == hexBytes("77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
             + "fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"))
     }
 
     @Test("RFC 7914 §12 vector 2: \"password\"/\"NaCl\", N = 1024, r = 8, p = 16", arguments: backends)
     func rfcVector2(backend: Backend) throws {
         let dk = try scrypt(utf8("password"), utf8("NaCl"), n: 1024, r: 8, p: 16, length: 64, backend: backend)
-        #expect(dk == hex("fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
+        #expect(dk == hexBytes("fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
             + "2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"))
     }
 
@@ -105,7 +105,7 @@ struct ScryptTests {
     func rfcVector3(backend: Backend) throws {
         let dk = try scrypt(utf8("pleaseletmein"), utf8("SodiumChloride"), n: 16384, r: 8, p: 1, length: 64,
                             backend: backend)
-        #expect(dk == hex("7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2"
+        #expect(dk == hexBytes("7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2"
             + "d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887"))
     }
 
@@ -120,7 +120,7 @@ struct ScryptTests {
         }
         let dk = try scrypt(utf8("pleaseletmein"), utf8("SodiumChloride"), n: 1 << 20, r: 8, p: 1, length: 64,
                             memoryLimit: 1 << 31, backend: backend)
-        #expect(dk == hex("2101cb9b6a511aaeaddbbe09cf70f881ec568d574a2ffd4dabe5ee9820adaa47"
+        #expect(dk == hexBytes("2101cb9b6a511aaeaddbbe09cf70f881ec568d574a2ffd4dabe5ee9820adaa47"
             + "8e56fd8f4ba5d09ffa1c6d927c40f4c337304049e8a952fbcbf45c6fa77a41a4"))
     }
     #endif
@@ -140,7 +140,7 @@ struct ScryptTests {
     /// Expected values from Python: hashlib.scrypt(b"password", salt=b"NaCl", n=16, r=1, p=1, dklen=L).
     @Test("Odd output lengths", arguments: [1, 31, 33, 65])
     func oddLengths(length: Int) throws {
-        let full = hex("aec6b7483ed26e08802b41f4032086a0e886be7ac48fcfd92ff0cef8109752f4"
+        let full = hexBytes("aec6b7483ed26e08802b41f4032086a0e886be7ac48fcfd92ff0cef8109752f4"
             + "ac74b077263256a65a99701b7a304d46611c8aa391e799ce10a27753e7e9c09a06")
         for backend in backends {
             let dk = try scrypt(utf8("password"), utf8("NaCl"), n: 16, r: 1, p: 1, length: length, backend: backend)
@@ -192,8 +192,8 @@ struct ScryptTests {
 
     @Test("Differential against Python hashlib.scrypt", arguments: pythonCases, backends)
     func pythonDifferential(c: Case, backend: Backend) throws {
-        let expected = hex(c.expected)
-        let dk = try scrypt(hex(c.password), hex(c.salt), n: c.n, r: c.r, p: c.p, length: expected.count,
+        let expected = hexBytes(c.expected)
+        let dk = try scrypt(hexBytes(c.password), hexBytes(c.salt), n: c.n, r: c.r, p: c.p, length: expected.count,
                             backend: backend)
         #expect(dk == expected)
     }
@@ -319,7 +319,7 @@ struct ScryptTests {
         }
         let small = Scrypt.memoryRequired(n: 16, r: 1, p: 1)!
         #expect(try scrypt([], [], n: 16, r: 1, p: 1, length: 64, memoryLimit: small, backend: .portable)
-            == hex("77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
+            == hexBytes("77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
                 + "fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"))
         // The default limit rejects N = 2^20, r = 8 (1 GiB + 3 KiB, plus the output) before allocating anything.
         expectError(.memoryLimitExceeded(required: 128 * 8 * ((1 << 20) + 3) + 32, limit: 1 << 30)) {

@@ -1,10 +1,9 @@
 import Testing
 @_spi(Testing) import Rampart
-
-private func hex(_ s: String) -> [UInt8] { (try? Hex.decode(s)) ?? [] }
+import RampartTestSupport
 
 private func tag(_ key: String, _ msg: [UInt8]) throws -> String {
-    try Poly1305.authenticationCode(for: msg, using: SymmetricKey(data: hex(key))).description
+    try Poly1305.authenticationCode(for: msg, using: SymmetricKey(data: hexBytes(key))).description
 }
 
 @Suite("Poly1305")
@@ -19,14 +18,14 @@ struct Poly1305Tests {
     func edgeCases() throws {
         let r1 = "01" + String(repeating: "00", count: 15), r2 = "02" + String(repeating: "00", count: 15)
         let z16 = String(repeating: "00", count: 16), f16 = String(repeating: "ff", count: 16)
-        #expect(try tag(r2 + z16, hex(f16)) == "03" + String(repeating: "00", count: 15))
-        #expect(try tag(r2 + f16, hex("02" + String(repeating: "00", count: 15))) == "03" + String(repeating: "00", count: 15))
-        #expect(try tag(r1 + z16, hex(f16 + "f0" + String(repeating: "ff", count: 15) + "11" + String(repeating: "00", count: 15)))
+        #expect(try tag(r2 + z16, hexBytes(f16)) == "03" + String(repeating: "00", count: 15))
+        #expect(try tag(r2 + f16, hexBytes("02" + String(repeating: "00", count: 15))) == "03" + String(repeating: "00", count: 15))
+        #expect(try tag(r1 + z16, hexBytes(f16 + "f0" + String(repeating: "ff", count: 15) + "11" + String(repeating: "00", count: 15)))
                 == "05" + String(repeating: "00", count: 15))
-        #expect(try tag(r1 + z16, hex(f16 + "fb" + String(repeating: "fe", count: 15) + String(repeating: "01", count: 16))) == z16)
-        #expect(try tag(r2 + z16, hex("fd" + String(repeating: "ff", count: 15))) == "fa" + String(repeating: "ff", count: 15))
+        #expect(try tag(r1 + z16, hexBytes(f16 + "fb" + String(repeating: "fe", count: 15) + String(repeating: "01", count: 16))) == z16)
+        #expect(try tag(r2 + z16, hexBytes("fd" + String(repeating: "ff", count: 15))) == "fa" + String(repeating: "ff", count: 15))
         let k10 = "0100000000000000040000000000000000000000000000000000000000000000"
-        let m10 = hex("e33594d7505e43b9" + String(repeating: "00", count: 8) + "3394d7505e4379cd01" + String(repeating: "00", count: 7)
+        let m10 = hexBytes("e33594d7505e43b9" + String(repeating: "00", count: 8) + "3394d7505e4379cd01" + String(repeating: "00", count: 7)
                       + String(repeating: "00", count: 16) + "01" + String(repeating: "00", count: 15))
         #expect(try tag(k10, m10) == "14000000000000005500000000000000")
         #expect(try tag(k10, Array(m10[..<48])) == "13000000000000000000000000000000")

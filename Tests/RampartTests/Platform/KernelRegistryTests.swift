@@ -4,15 +4,12 @@
 // case through both backends as well (Vectors/VectorFileTests.swift).
 
 @_spi(Testing) import Rampart
+import RampartTestSupport
 import Testing
 
 /// A deterministic, non-trivial byte pattern (no generator needed: the values only have to differ).
 private func pattern(_ count: Int, _ salt: UInt8 = 0) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 8 &+ Int(salt)) }
-}
-
-private func hex(_ bytes: some Sequence<UInt8>) -> String {
-    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
 }
 
 private func digest<H: HashFunction>(_ h: H, _ data: [UInt8]) -> [UInt8] {
@@ -121,10 +118,10 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     func activeKernelMatchesPortableCode(_ primitive: String) throws {
         let r = try probe(primitive)
         #expect(r.hardware.count == r.portable.count && !r.hardware.isEmpty)
-        for (h, p) in zip(r.hardware, r.portable) { #expect(hex(h) == hex(p), "\(primitive): kernel and portable code differ") }
+        for (h, p) in zip(r.hardware, r.portable) { #expect(hexString(h) == hexString(p), "\(primitive): kernel and portable code differ") }
         for (index, answer) in r.published {
-            #expect(hex(r.hardware[index]) == answer)
-            #expect(hex(r.portable[index]) == answer)
+            #expect(hexString(r.hardware[index]) == answer)
+            #expect(hexString(r.portable[index]) == answer)
         }
     }
 }

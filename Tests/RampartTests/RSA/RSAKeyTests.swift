@@ -3,17 +3,7 @@
 
 import Testing
 @_spi(Testing) import Rampart
-
-private struct KeyRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import RampartTestSupport
 
 /// Telegram's production key (Docs/MTProto.md §3.6), PKCS#1 PEM.
 private let telegramProductionPEM = """
@@ -158,9 +148,9 @@ import Darwin
     }
 
     @Test func base64RoundTrip() throws {
-        var rng = KeyRNG(state: 11)
+        var rng = SplitMix64(seed: 11)
         for n in 0..<70 {
-            let d = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let d = randomBytes(count: n, using: &rng)
             if n == 0 { continue }
             #expect(try PEM.base64Decode(PEM.base64Encode(d)) == d)
         }
@@ -169,12 +159,12 @@ import Darwin
 
 @Suite struct RSAPrivateKeyTests {
     @Test func generateSignAndRoundTrip() throws {
-        var rng = KeyRNG(state: 12)
+        var rng = SplitMix64(seed: 12)
         let key = try RSA.PrivateKey.generate(bits: 1024, using: &rng)
         #expect(key.publicKey.keySizeInBits == 1024)
         #expect(key.publicKey.publicExponent == BigUInt(65537))
         for _ in 0..<5 {
-            var m = (0..<128).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            var m = randomBytes(count: 128, using: &rng)
             m[0] &= 0x7F
             let c = try key.publicKey.rawPublic(m)
             #expect(try key.rawPrivate(c) == m)

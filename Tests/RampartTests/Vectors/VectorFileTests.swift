@@ -5,13 +5,7 @@
 import Foundation
 import Testing
 import RampartVectors
-
-/// The project root, found from this file's path.
-let projectRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<4 { url.deleteLastPathComponent() }
-    return url.path
-}()
+import RampartTestSupport
 
 let ownVectorFiles: [String] = {
     let dir = projectRoot + "/Vectors"
