@@ -35,14 +35,23 @@ let package = Package(
             path: "Sources/RampartAccelAVX2",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
+        // Algorithm code shared by the portable primitives and the kernel tiers as @inlinable
+        // functions (each caller compiles it with its own features): one copy of the logic.
+        .target(
+            name: "RampartKernelSupport",
+            path: "Sources/RampartKernelSupport",
+            swiftSettings: kernelFlags([])
+        ),
         .target(
             name: "RampartAccelAESNI",
+            dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelAESNI",
             swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1"])
         ),
         // The arm64 tier: AES and PMULL with the ARMv8 cryptography extensions (empty on x86_64).
         .target(
             name: "RampartAccelARMv8",
+            dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelARMv8",
             swiftSettings: kernelFlags(["+aes"])
         ),
@@ -75,7 +84,8 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont", "RampartBarrier"],
+                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont", "RampartBarrier",
+                           "RampartKernelSupport"],
             path: "Sources/Rampart"
         ),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).

@@ -4,12 +4,12 @@
 # `+generic.swift` binding file instead of the `+x86_64.swift` ones (see Sources/Rampart/Platform/
 # Kernels.swift). No machine code is generated: this proves the arm64 files compile against the
 # engines, not that they run (run `rampart vectors` on an arm64 machine for that).
-# Needs a debug build first (for RampartBarrier's module): swift build.
+# Needs a debug build first (for the RampartBarrier and RampartKernelSupport modules): swift build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-swiftc -emit-module -parse-stdlib -D RAMPART_TYPECHECK_ARM64 -module-name RampartAccelARMv8 \
+swiftc -emit-module -parse-stdlib -D RAMPART_TYPECHECK_ARM64 -I .build/debug/Modules -module-name RampartAccelARMv8 \
     Sources/RampartAccelARMv8/*.swift -emit-module-path "$out/RampartAccelARMv8.swiftmodule"
 swiftc -typecheck -package-name rampart -D RAMPART_TYPECHECK_ARM64 -I "$out" -I .build/debug/Modules \
     -module-name Rampart $(find Sources/Rampart -name '*.swift' | sort)

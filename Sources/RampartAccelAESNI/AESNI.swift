@@ -12,6 +12,7 @@
 // exactly `rounds` AES instructions per block, the physical bound.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -59,32 +60,9 @@ typealias V = SIMD2<UInt64>
 public func aesniExpandKey(_ key: UnsafeRawPointer, _ keyLength: Int,
                            _ enc: UnsafeMutableRawPointer, _ dec: UnsafeMutableRawPointer) -> Int {
     let nk = keyLength / 4
-    let rounds: Int
-    switch keyLength {
-    case 16: rounds = 10
-    case 24: rounds = 12
-    case 32: rounds = 14
-    default: return 0
-    }
-    let total = 4 * (rounds + 1)
-    let w = enc.assumingMemoryBound(to: UInt32.self)
-    for i in 0..<nk { w[i] = key.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self) }
-    var rcon: UInt32 = 1
-    var tmp = w[nk - 1]
-    var j = 0
-    for i in nk..<total {
-        if j == 0 {
-            // RotWord on a little-endian word is a right rotation by 8; Rcon goes in the first byte.
-            tmp = subWord((tmp >> 8) | (tmp << 24)) ^ rcon
-            rcon = (rcon << 1) ^ (0x11b & (0 &- (rcon >> 7)))
-        } else if nk > 6 && j == 4 {
-            tmp = subWord(tmp)
-        }
-        tmp ^= w[i - nk]
-        w[i] = tmp
-        j += 1
-        if j == nk { j = 0 }
-    }
+    let rounds = aesRounds(keyLength: keyLength)
+    guard rounds > 0 else { return 0 }
+    aesExpandKeyWords(enc.assumingMemoryBound(to: UInt32.self), key: key, nk: nk, rounds: rounds, subWord: subWord)
     store(load(enc, 16 * rounds), dec, 0)
     for r in 1..<rounds {
         store(aesimc(load(enc, 16 * (rounds - r))), dec, 16 * r)

@@ -12,6 +12,7 @@
 // XOR comes first, so a block is aese+aesmc for rounds 0...r-2, aese for round r-1, then ^ k[r].
 
 import Swift
+import RampartKernelSupport
 
 #if arch(arm64) || RAMPART_TYPECHECK_ARM64
 
@@ -85,30 +86,9 @@ typealias AV = SIMD2<UInt64>
 public func armExpandKey(_ key: UnsafeRawPointer, _ keyLength: Int,
                          _ enc: UnsafeMutableRawPointer, _ dec: UnsafeMutableRawPointer) -> Int {
     let nk = keyLength / 4
-    let rounds: Int
-    switch keyLength {
-    case 16: rounds = 10
-    case 24: rounds = 12
-    case 32: rounds = 14
-    default: return 0
-    }
-    let w = enc.assumingMemoryBound(to: UInt32.self)
-    for i in 0..<nk { w[i] = key.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self) }
-    var rcon: UInt32 = 1
-    var tmp = w[nk - 1]
-    var j = 0
-    for i in nk..<(4 * (rounds + 1)) {
-        if j == 0 {
-            tmp = armSubWord((tmp >> 8) | (tmp << 24)) ^ rcon
-            rcon = (rcon << 1) ^ (0x11b & (0 &- (rcon >> 7)))
-        } else if nk > 6 && j == 4 {
-            tmp = armSubWord(tmp)
-        }
-        tmp ^= w[i - nk]
-        w[i] = tmp
-        j += 1
-        if j == nk { j = 0 }
-    }
+    let rounds = aesRounds(keyLength: keyLength)
+    guard rounds > 0 else { return 0 }
+    aesExpandKeyWords(enc.assumingMemoryBound(to: UInt32.self), key: key, nk: nk, rounds: rounds, subWord: armSubWord)
     armStore(armLoad(enc, 16 * rounds), dec, 0)
     for r in 1..<rounds { armStore(armAESIMC(armLoad(enc, 16 * (rounds - r))), dec, 16 * r) }
     armStore(armLoad(enc, 0), dec, 16 * rounds)

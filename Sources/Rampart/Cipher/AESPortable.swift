@@ -10,6 +10,8 @@
 // Sequential modes (CBC encryption, IGE) use one lane of four; the parallel modes (ECB, CTR, CBC
 // decryption, GCM) fill all four.
 
+internal import RampartKernelSupport
+
 /// Eight 64-bit words holding four AES states in bitsliced form.
 @usableFromInline
 struct AESSlices {
@@ -369,30 +371,9 @@ enum AESPortableCore {
     /// The FIPS-197 key expansion into `4 * (rounds + 1)` little-endian words at `w`. Returns the
     /// number of rounds, or 0 for a key length other than 16, 24, 32.
     static func expandWords(_ key: UnsafeRawPointer, _ keyLength: Int, _ w: UnsafeMutablePointer<UInt32>) -> Int {
-        let rounds: Int
-        switch keyLength {
-        case 16: rounds = 10
-        case 24: rounds = 12
-        case 32: rounds = 14
-        default: return 0
-        }
-        let nk = keyLength / 4
-        for i in 0..<nk { w[i] = key.loadLE32(4 * i) }
-        var rcon: UInt32 = 1
-        var tmp = w[nk - 1]
-        var j = 0
-        for i in nk..<(4 * (rounds + 1)) {
-            if j == 0 {
-                tmp = subWord((tmp >> 8) | (tmp << 24)) ^ rcon
-                rcon = (rcon << 1) ^ (0x11b & (0 &- (rcon >> 7)))
-            } else if nk > 6 && j == 4 {
-                tmp = subWord(tmp)
-            }
-            tmp ^= w[i - nk]
-            w[i] = tmp
-            j += 1
-            if j == nk { j = 0 }
-        }
+        let rounds = aesRounds(keyLength: keyLength)
+        guard rounds > 0 else { return 0 }
+        aesExpandKeyWords(w, key: key, nk: keyLength / 4, rounds: rounds, subWord: subWord)
         return rounds
     }
 
