@@ -69,7 +69,7 @@ let package = Package(
         // The 2048-bit Montgomery kernel in radix 2^28 on AVX2 (RSAZ style): the AVX2 tier, own module.
         .target(
             name: "RampartAccelAVX2Mont",
-            dependencies: ["RampartBarrier"],
+            dependencies: ["RampartBarrier", "RampartKernelSupport"],
             path: "Sources/RampartAccelAVX2Mont",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),

@@ -22,6 +22,7 @@
 // s = 0...3, read with unaligned loads from the zero-padded slots (never stored to during a pass).
 
 import Swift
+import RampartKernelSupport
 import RampartBarrier
 
 #if arch(x86_64)
@@ -218,35 +219,17 @@ public enum MontgomeryAVX2 {
         toDigits(srr, rr2)
         toDigits(tmp, base)
         let bits = expLimbs * 64 - exp[expLimbs - 1].leadingZeroBitCount
-        let win = bits > 768 ? 6 : bits > 256 ? 5 : bits > 32 ? 4 : 1
+        let win = slidingWindowWidth(bits: bits)
         let odd = 1 << (win - 1)
         mont(table(0), tmp, srr, sm, k0, w)   // x·R'
         if odd > 1 {
             mont(x2, table(0), table(0), sm, k0, w)
             for k in 1..<odd { mont(table(k), table(k - 1), x2, sm, k0, w) }
         }
-        func bit(_ i: Int) -> Bool { (exp[i >> 6] >> UInt64(i & 63)) & 1 == 1 }
-        var i = bits - 1
-        var started = false
-        while i >= 0 {
-            if !bit(i) {
-                mont(acc, acc, acc, sm, k0, w)
-                i -= 1
-                continue
-            }
-            var l = Swift.max(i - win + 1, 0)
-            while !bit(l) { l += 1 }
-            var v = 0
-            for k in stride(from: i, through: l, by: -1) { v = v << 1 | (bit(k) ? 1 : 0) }
-            if started {
-                for _ in 0...(i - l) { mont(acc, acc, acc, sm, k0, w) }
-                mont(acc, acc, table(v >> 1), sm, k0, w)
-            } else {
-                acc.update(from: table(v >> 1), count: digits)
-                started = true
-            }
-            i = l - 1
-        }
+        slidingWindowScan(exp, bits: bits, width: win,
+                          start: { acc.update(from: table($0), count: digits) },
+                          square: { mont(acc, acc, acc, sm, k0, w) },
+                          multiply: { mont(acc, acc, table($0), sm, k0, w) })
         // Leave the R' domain: acc · 1 / R' (< 2m), then reduce.
         for j in 0..<digits { tmp[j] = 0 }
         tmp[0] = 1

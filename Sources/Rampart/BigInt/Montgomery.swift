@@ -13,6 +13,7 @@
 // `Kernels.modexp2048` is active.
 
 internal import RampartBarrier
+internal import RampartKernelSupport
 
 /// An odd modulus `m > 1` with its Montgomery constants, for modular multiplication and
 /// exponentiation.
@@ -301,9 +302,7 @@ public struct Modulus: Sendable {
             return
         }
         let bits = el * 64 - exp[el - 1].leadingZeroBitCount
-        // Window sizes minimise table muls (2^(w−1)) + window muls (≈ bits / (w + 1)): 6 from ~700 bits
-        // (2047 bits: 324 multiplications instead of 357 with 5), as OpenSSL's BN_window_bits_for_exponent_size.
-        let w = bits > 768 ? 6 : bits > 256 ? 5 : bits > 32 ? 4 : 1
+        let w = slidingWindowWidth(bits: bits)
         let odd = 1 << (w - 1)   // table of x, x^3, ..., x^(2^w - 1)
         withWorkspace(limbs: odd * n + 3 * n + 2) { ws in
             let table = ws, acc = ws + odd * n, x2 = acc + n, t = x2 + n
@@ -314,28 +313,11 @@ public struct Modulus: Sendable {
                     Montgomery.square(x2, table, pm, n, m0inv, t, hardware)
                     for k in 1..<odd { Montgomery.mul(table + k * n, table + (k - 1) * n, x2, pm, n, m0inv, t, hardware) }
                 }
-                func bit(_ i: Int) -> Bool { (exp[i >> 6] >> UInt64(i & 63)) & 1 == 1 }
-                var i = bits - 1
-                var started = false
-                while i >= 0 {
-                    if !bit(i) {
-                        Montgomery.square(acc, acc, pm, n, m0inv, t, hardware)  // started is true here (top bit is 1)
-                        i -= 1
-                        continue
-                    }
-                    var l = Swift.max(i - w + 1, 0)
-                    while !bit(l) { l += 1 }
-                    var v = 0
-                    for k in stride(from: i, through: l, by: -1) { v = v << 1 | (bit(k) ? 1 : 0) }
-                    if started {
-                        for _ in 0...(i - l) { Montgomery.square(acc, acc, pm, n, m0inv, t, hardware) }
-                        Montgomery.mul(acc, acc, table + (v >> 1) * n, pm, n, m0inv, t, hardware)
-                    } else {
-                        acc.update(from: table + (v >> 1) * n, count: n)
-                        started = true
-                    }
-                    i = l - 1
-                }
+                let hw = hardware, inv = m0inv
+                slidingWindowScan(exp, bits: bits, width: w,
+                                  start: { acc.update(from: table + $0 * n, count: n) },
+                                  square: { Montgomery.square(acc, acc, pm, n, inv, t, hw) },
+                                  multiply: { Montgomery.mul(acc, acc, table + $0 * n, pm, n, inv, t, hw) })
                 if montgomeryOut {
                     out.update(from: acc, count: n)
                 } else {
