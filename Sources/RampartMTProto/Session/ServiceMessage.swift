@@ -340,7 +340,7 @@ public enum MessageContainer {
             guard n >= 4, n % 4 == 0 else { throw .invalidServiceMessage("inner message length \(n)") }
             let inner = try r.raw(n)
             if let c = containerMsgId, id >= c { throw .invalidServiceMessage("inner msg_id not below the container's") }
-            if readLE32Array(inner) == ServiceConstructor.msgContainer { throw .invalidServiceMessage("nested container") }
+            if leadingConstructor(inner) == ServiceConstructor.msgContainer { throw .invalidServiceMessage("nested container") }
             out.append(ContainerMessage(msgId: id, seqNo: seq, body: inner))
         }
         try r.finish()
@@ -348,8 +348,5 @@ public enum MessageContainer {
     }
 }
 
-/// The first 4 bytes of `b` as a little-endian UInt32 (0 if shorter).
-func readLE32Array(_ b: [UInt8]) -> UInt32 {
-    guard b.count >= 4 else { return 0 }
-    return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
-}
+/// The TL constructor at the start of a body (0 when the body is shorter than 4 bytes).
+func leadingConstructor(_ body: [UInt8]) -> UInt32 { body.count >= 4 ? readLE32(body, 0) : 0 }

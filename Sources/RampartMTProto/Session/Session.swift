@@ -20,7 +20,7 @@ public struct IncomingMessage: Sendable, Hashable {
     /// Whether the sender marked it content-related (odd seq_no, Docs/MTProto.md §2.2).
     public var isContentRelated: Bool { seqNo & 1 == 1 }
     /// The body's constructor id (0 for a body shorter than 4 bytes).
-    public var constructor: UInt32 { readLE32Array(body) }
+    public var constructor: UInt32 { leadingConstructor(body) }
     /// The body decoded as a service message (``ServiceMessage/unknown(constructor:body:)`` for others).
     public func decoded() throws(MTProtoError) -> ServiceMessage { try ServiceMessage(decoding: body) }
 }
@@ -306,7 +306,7 @@ public struct Session: Sendable {
         // Unpack a container (checked completely before anything changes).
         var messages: [IncomingMessage] = []
         let h = m.header
-        if readLE32Array(m.body) == ServiceConstructor.msgContainer {
+        if leadingConstructor(m.body) == ServiceConstructor.msgContainer {
             guard h.seqNo & 1 == 0 else { throw .invalidServiceMessage("container with a content-related seq_no") }
             let inner = try MessageContainer.decode(m.body, containerMsgId: h.msgId)
             var seen = Set<Int64>()
@@ -321,7 +321,7 @@ public struct Session: Sendable {
                                                 salt: h.salt, quickAck: m.quickAck))
             }
         } else {
-            if readLE32Array(m.body) == ServiceConstructor.msgsAck, h.seqNo & 1 == 1 {
+            if leadingConstructor(m.body) == ServiceConstructor.msgsAck, h.seqNo & 1 == 1 {
                 throw .invalidServiceMessage("msgs_ack with a content-related seq_no")
             }
             messages.append(IncomingMessage(msgId: h.msgId, seqNo: h.seqNo, body: m.body, containerId: nil,
