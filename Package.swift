@@ -64,6 +64,7 @@ let package = Package(
         // vector ops so that release builds compile it in seconds: see the file comment).
         .target(
             name: "RampartAccelAVX2Salsa",
+            dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelAVX2Salsa",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),

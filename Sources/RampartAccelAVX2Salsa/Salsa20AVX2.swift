@@ -25,6 +25,7 @@
 // (vpunpck{l,h}{dq,qdq}) and stored 16 bytes at a time, as libsodium does.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -211,22 +212,7 @@ public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPoi
 // three Poly1305 blocks written into every double round, lets the out-of-order core overlap them:
 // a secretbox costs about as much as the slower of the two instead of their sum.
 
-/// A carry bit as a word, without a select (LLVM turns `c ? 1 : 0` on carries into jumps).
-@_transparent func bit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
-
-/// `a + b + carry` and the carry out.
-@_transparent func adc(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
-    let (s1, o1) = a.addingReportingOverflow(b)
-    let (s2, o2) = s1.addingReportingOverflow(carry)
-    return (s2, bit(o1) | bit(o2))
-}
-
-/// The 128-bit product of two words. (`multipliedFullWidth` stayed a call in this module.)
-@_transparent func mul64(_ a: UInt64, _ b: UInt64) -> (high: UInt64, low: UInt64) {
-    let p = Builtin.mul_Int128(Builtin.zext_Int64_Int128(a._value), Builtin.zext_Int64_Int128(b._value))
-    let shift = Builtin.zext_Int64_Int128(UInt64(64)._value)
-    return (UInt64(Builtin.trunc_Int128_Int64(Builtin.lshr_Int128(p, shift))), UInt64(Builtin.trunc_Int128_Int64(p)))
-}
+// The Poly1305 block itself is RampartKernelSupport.poly1305Block (shared with Rampart's MAC).
 
 /// The Poly1305 accumulator and clamped key, radix 2^64 (Rampart's MAC/Poly1305.swift has the bounds).
 struct PolyState {
@@ -236,25 +222,9 @@ struct PolyState {
     /// h = (h + m + 2^128) · r, partially reduced (h2 ≤ 4), for the 16-byte block at `p`.
     @_transparent
     mutating func block(_ p: UnsafeRawPointer) {
-        var c: UInt64
-        (h0, c) = adc(h0, UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)), 0)
-        (h1, c) = adc(h1, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), c)
-        h2 = h2 &+ 1 &+ c
-        let a = mul64(h0, r0)
-        let b = mul64(h1, s1)
-        let (d0lo, c0) = adc(a.low, b.low, 0)
-        let d0hi = a.high &+ b.high &+ c0
-        let e = mul64(h0, r1)
-        let f = mul64(h1, r0)
-        let (e1, c1) = adc(e.low, f.low, 0)
-        let (e2, c2) = adc(e1, h2 &* s1, 0)
-        let (d1lo, c3) = adc(e2, d0hi, 0)
-        let d1hi = e.high &+ f.high &+ c1 &+ c2 &+ c3
-        let d2 = h2 &* r0 &+ d1hi
-        let fold = (d2 & ~3) &+ (d2 >> 2)
-        (h0, c) = adc(d0lo, fold, 0)
-        (h1, c) = adc(d1lo, 0, c)
-        h2 = (d2 & 3) &+ c
+        poly1305Block(&h0, &h1, &h2, m0: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)),
+                      m1: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                      hibit: 1, r0: r0, r1: r1, s1: s1)
     }
 }
 

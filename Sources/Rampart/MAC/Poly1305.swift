@@ -13,6 +13,8 @@
 // h < 2^130 + 2^66 (h2 ≤ 4), so h + m + 2^128 keeps h2 ≤ 7 and nothing overflows. Everything is
 // branch-free and the data never selects a memory address.
 
+internal import RampartKernelSupport
+
 /// The Poly1305 state, for use inside Rampart (one-shot paths keep it on the stack and wipe it).
 @usableFromInline
 struct Poly1305State {
@@ -98,11 +100,7 @@ extension Poly1305State: BlockAbsorbing {
 @inline(__always) func bit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
 
 /// `a + b + carry`, returning the sum and the carry out (0 or 1).
-@inline(__always) func adc(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
-    let (s1, o1) = a.addingReportingOverflow(b)
-    let (s2, o2) = s1.addingReportingOverflow(carry)
-    return (s2, bit(o1) | bit(o2))
-}
+@inline(__always) func adc(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) { poly1305AddWithCarry(a, b, carry) }
 
 /// Absorbs `count` 16-byte blocks, each with `hibit` (1 for full blocks, 0 for the padded last one)
 /// at bit 128.
@@ -113,31 +111,7 @@ func poly1305Blocks(_ st: inout Poly1305State, _ p: UnsafeRawPointer, _ count: I
     var p = p
     var n = count
     while n > 0 {
-        // h += m (+ hibit·2^128)
-        var c: UInt64
-        (h0, c) = adc(h0, p.loadLE64(0), 0)
-        (h1, c) = adc(h1, p.loadLE64(8), c)
-        h2 = h2 &+ hibit &+ c
-
-        // d0 = h0·r0 + h1·s1
-        let a = h0.multipliedFullWidth(by: r0)
-        let b = h1.multipliedFullWidth(by: s1)
-        let (d0lo, c0) = adc(a.low, b.low, 0)
-        let d0hi = a.high &+ b.high &+ c0
-        // d1 = h0·r1 + h1·r0 + h2·s1 + d0hi
-        let e = h0.multipliedFullWidth(by: r1)
-        let f = h1.multipliedFullWidth(by: r0)
-        let (e1, c1) = adc(e.low, f.low, 0)
-        let (e2, c2) = adc(e1, h2 &* s1, 0)
-        let (d1lo, c3) = adc(e2, d0hi, 0)
-        let d1hi = e.high &+ f.high &+ c1 &+ c2 &+ c3
-        // d2 = h2·r0 + d1hi; value = d0lo + d1lo·2^64 + d2·2^128
-        let d2 = h2 &* r0 &+ d1hi
-        // Fold bits ≥ 130: (d2 >> 2)·5 = (d2 & ~3) + (d2 >> 2).
-        let fold = (d2 & ~3) &+ (d2 >> 2)
-        (h0, c) = adc(d0lo, fold, 0)
-        (h1, c) = adc(d1lo, 0, c)
-        h2 = (d2 & 3) &+ c
+        poly1305Block(&h0, &h1, &h2, m0: p.loadLE64(0), m1: p.loadLE64(8), hibit: hibit, r0: r0, r1: r1, s1: s1)
         p += 16
         n &-= 1
     }
