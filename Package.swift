@@ -57,6 +57,7 @@ let package = Package(
         ),
         .target(
             name: "RampartAccelBMI2",
+            dependencies: ["RampartBarrier"],
             path: "Sources/RampartAccelBMI2",
             swiftSettings: kernelFlags(["+bmi2", "+adx"])
         ),

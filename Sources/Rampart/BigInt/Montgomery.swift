@@ -1,6 +1,6 @@
-// Montgomery arithmetic modulo an odd modulus: the context (`Modulus`), the CIOS multiplication
-// kernel, a constant-time fixed-window exponentiation for secret exponents and a sliding-window one
-// for public exponents. Modelled on Go's crypto/internal/fips140/bigmod (nat.go): values whose limb
+// Montgomery arithmetic modulo an odd modulus: the context (`Modulus`), the kernel dispatch, a
+// constant-time fixed-window exponentiation for secret exponents and a sliding-window one for public
+// exponents. Modelled on Go's crypto/internal/fips140/bigmod (nat.go): values whose limb
 // count may leak but whose contents never do.
 //
 // Representation: every residue is an n-limb buffer (n = the modulus's limb count) holding a value
@@ -9,10 +9,11 @@
 //
 // Kernels: `Montgomery.mul`/`square` run `MontgomeryKernel` (MontgomeryKernels+x86_64.swift:
 // mulx/adcx/adox) for a modulus on the hardware backend when `Kernels.montgomery` is active, and the
-// portable CIOS code otherwise; public powers modulo a 2048-bit modulus use the wide AVX2 kernel when
-// `Kernels.modexp2048` is active.
+// portable product-scanning loops otherwise (`mulPortable`/`squarePortable` in
+// MontgomeryLoops.generated.swift, rendered by Scripts/gen_montgomery_loops.py from the template that
+// also makes the BMI2 module's loops); public powers modulo a 2048-bit modulus use the wide AVX2
+// kernel when `Kernels.modexp2048` is active.
 
-internal import RampartBarrier
 internal import RampartKernelSupport
 
 /// An odd modulus `m > 1` with its Montgomery constants, for modular multiplication and
@@ -446,123 +447,6 @@ enum Montgomery {
             if (k >> bit) & 1 == 1 { doubleMod(out, m, n, tmp) }
             bit -= 1
         }
-    }
-
-    /// `r = a · a · R⁻¹ mod m` (product scanning; each off-diagonal product computed once).
-    @inline(never)
-    static func squarePortable(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
-                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
-        if n < 4 { mulPortable(r, a, a, m, n, m0inv, t); return }
-        let q = t
-        var acc = Accumulator()
-        for i in 0..<(2 * n - 1) {
-            // Off-diagonal a[j]·a[i−j], j < i − j, doubled; then the diagonal and the q·m terms.
-            var off = Accumulator()
-            let lo = i < n ? 0 : i - n + 1
-            var j = lo
-            while j < i - j { off.mac(a[j], a[i - j]); j += 1 }
-            acc.addTwice(off)
-            if i & 1 == 0 { acc.mac(a[i >> 1], a[i >> 1]) }
-            if i < n {
-                j = 0
-                while j < i { acc.mac(q[j], m[i - j]); j += 1 }
-                let qi = acc.c0 &* m0inv
-                q[i] = qi
-                acc.mac(qi, m[0])
-            } else {
-                j = i - n + 1
-                while j < n { acc.mac(q[j], m[i - j]); j += 1 }
-                q[i - n] = acc.c0  // q[i − n] is not read again
-            }
-            acc.shift()
-        }
-        // Column 2n − 1 holds only the carry.
-        q[n - 1] = acc.c0
-        subtractIfAtLeast(r, q, acc.c1, m, n)
-    }
-
-    /// A three-word column accumulator (c2:c1:c0) for product scanning. Bounds: a column sums at
-    /// most 2n products below 2^128, so it stays below 2^(128 + log2(2n)) < 2^192.
-    @usableFromInline struct Accumulator {
-        var c0: UInt64 = 0, c1: UInt64 = 0, c2: UInt64 = 0
-        /// (c2:c1:c0) += x · y
-        @inline(__always) mutating func mac(_ x: UInt64, _ y: UInt64) {
-            let p = x.multipliedFullWidth(by: y)
-            let (s0, o0) = c0.addingReportingOverflow(p.low)
-            // p.high ≤ 2^64 − 2, so adding the carry cannot wrap.
-            let (s1, o1) = c1.addingReportingOverflow(p.high &+ ctBit(o0))
-            c0 = s0
-            c1 = s1
-            c2 &+= ctBit(o1)
-        }
-        /// self += 2 · o
-        @inline(__always) mutating func addTwice(_ o: Accumulator) {
-            let d0 = o.c0 << 1, d1 = (o.c1 << 1) | (o.c0 >> 63), d2 = (o.c2 << 1) | (o.c1 >> 63)
-            let (s0, o0) = c0.addingReportingOverflow(d0)
-            let (s1a, o1a) = c1.addingReportingOverflow(d1)
-            let (s1, o1b) = s1a.addingReportingOverflow(ctBit(o0))
-            c0 = s0
-            c1 = s1
-            c2 = c2 &+ d2 &+ ctBit(o1a) &+ ctBit(o1b)
-        }
-        /// Drops c0 (the finished column word).
-        @inline(__always) mutating func shift() {
-            c0 = c1
-            c1 = c2
-            c2 = 0
-        }
-    }
-
-    /// `r = a · b · R⁻¹ mod m`, fully reduced, for `a < R` and `b < m` (both n limbs): Montgomery
-    /// multiplication in product-scanning form (Koç et al.'s FIPS), with the column sums in a
-    /// three-register accumulator; the final subtraction is masked (constant time). `r` may alias
-    /// `a` or `b`. `t` is scratch of n + 2 limbs.
-    @inline(never)
-    static func mulPortable(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
-                    _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
-        let q = t
-        var acc = Accumulator()
-        for i in 0..<n {
-            var j = 0
-            while j < i {
-                acc.mac(a[j], b[i - j])
-                acc.mac(q[j], m[i - j])
-                j += 1
-            }
-            acc.mac(a[i], b[0])
-            let qi = acc.c0 &* m0inv
-            q[i] = qi
-            acc.mac(qi, m[0])  // clears c0
-            acc.shift()
-        }
-        for i in n..<(2 * n) {
-            var j = i - n + 1
-            while j < n {
-                acc.mac(a[j], b[i - j])
-                acc.mac(q[j], m[i - j])
-                j += 1
-            }
-            q[i - n] = acc.c0  // q[i − n] is not read again
-            acc.shift()
-        }
-        subtractIfAtLeast(r, q, acc.c0, m, n)
-    }
-
-    /// `r = (top:t) − m` when that is non-negative, else `t`, chosen with a mask. `(top:t) < 2m`.
-    @inline(__always)
-    static func subtractIfAtLeast(_ r: UnsafeMutablePointer<UInt64>, _ t: UnsafeMutablePointer<UInt64>, _ top: UInt64,
-                                  _ m: UnsafePointer<UInt64>, _ n: Int) {
-        var borrow: UInt64 = 0
-        for j in 0..<n {
-            // 128-bit difference: sub/sbb, no branch on the borrow.
-            let d = UInt128(t[j]) &- UInt128(m[j]) &- UInt128(borrow)
-            r[j] = UInt64(truncatingIfNeeded: d)
-            borrow = UInt64(truncatingIfNeeded: d >> 64) & 1
-        }
-        // The subtraction went negative exactly when top < borrow (top, borrow ∈ {0, 1}). The mask
-        // passes a value barrier so that the selection below stays a masked blend.
-        let keepT = valueBarrier(0 &- ((~top & borrow) & 1))
-        for j in 0..<n { r[j] = ConstantTime.select(keepT, t[j], r[j]) }
     }
 }
 
