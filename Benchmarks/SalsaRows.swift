@@ -21,7 +21,7 @@ func salsaRows() -> [Row] {
         // that corresponds to crypto_stream_xsalsa20_xor.
         func stream(_ b: Backend) -> () -> Void {
             return {
-                try! XSalsa20.xor(data, into: outBody, key: key, nonce: nonce, backend: b)
+                try! XSalsa20.xor(data, into: outBody, key: key.pinned(to: b), nonce: nonce)
                 consume(out.baseAddress!)
             }
         }
@@ -44,7 +44,7 @@ func salsaRows() -> [Row] {
         // secretbox-seal: tag || ciphertext into a caller buffer (crypto_secretbox_easy).
         func seal(_ b: Backend) -> () -> Void {
             return {
-                try! SecretBox.seal(data, into: out, using: key, nonce: nonce, backend: b)
+                try! SecretBox.seal(data, into: out, using: key.pinned(to: b), nonce: nonce)
                 consume(out.baseAddress!)
             }
         }
@@ -61,7 +61,7 @@ func salsaRows() -> [Row] {
         let boxIn = UnsafeRawBufferPointer(box)
         func open(_ b: Backend) -> () -> Void {
             return {
-                try! SecretBox.open(boxIn, into: outBody, using: key, nonce: nonce, backend: b)
+                try! SecretBox.open(boxIn, into: outBody, using: key.pinned(to: b), nonce: nonce)
                 consume(out.baseAddress!)
             }
         }

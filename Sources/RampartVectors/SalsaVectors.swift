@@ -13,10 +13,10 @@ enum SalsaVectors {
         let k = SymmetricKey(data: key)
         func make() throws -> (inout [UInt8]) -> Void {
             if cipher == "salsa20" {
-                var s = try Salsa20(key: k, nonce: nonce, counter: counter, backend: backend)
+                var s = try Salsa20(key: k.pinned(to: backend), nonce: nonce, counter: counter)
                 return { buf in buf.withUnsafeMutableBytes { s.xor(inPlace: $0) } }
             } else if cipher == "xsalsa20" {
-                var s = try XSalsa20(key: k, nonce: nonce, counter: counter, backend: backend)
+                var s = try XSalsa20(key: k.pinned(to: backend), nonce: nonce, counter: counter)
                 return { buf in buf.withUnsafeMutableBytes { s.xor(inPlace: $0) } }
             }
             throw VectorFileError.malformed(cipher, "unknown cipher")
@@ -39,10 +39,10 @@ enum SalsaVectors {
         let k = SymmetricKey(data: key)
         var ks: [UInt8]
         if cipher == "salsa20" {
-            var s = try Salsa20(key: k, nonce: nonce, backend: backend)
+            var s = try Salsa20(key: k.pinned(to: backend), nonce: nonce)
             ks = s.keystream(count: length)
         } else {
-            var s = try XSalsa20(key: k, nonce: nonce, backend: backend)
+            var s = try XSalsa20(key: k.pinned(to: backend), nonce: nonce)
             ks = s.keystream(count: length)
         }
         return SHA256.hash(data: ks).withUnsafeBytes { Array($0) }
@@ -52,13 +52,13 @@ enum SalsaVectors {
     /// the combined box.
     static func secretbox(key: [UInt8], nonce: [UInt8], msg: [UInt8], backend: Backend) throws -> [UInt8] {
         let k = SymmetricKey(data: key)
-        let box = try SecretBox.seal(msg, using: k, nonce: nonce, backend: backend)
-        let opened = try SecretBox.open(box, using: k, nonce: nonce, backend: backend)
+        let box = try SecretBox.seal(msg, using: k.pinned(to: backend), nonce: nonce)
+        let opened = try SecretBox.open(box, using: k.pinned(to: backend), nonce: nonce)
         guard opened == msg else { throw VectorFileError.malformed("secretbox", "open did not return the message") }
         var inPlace = msg
         var tag = [UInt8](repeating: 0, count: 16)
         try inPlace.withUnsafeMutableBytes { b in
-            try tag.withUnsafeMutableBytes { t in try SecretBox.seal(inPlace: b, tag: t, using: k, nonce: nonce, backend: backend) }
+            try tag.withUnsafeMutableBytes { t in try SecretBox.seal(inPlace: b, tag: t, using: k.pinned(to: backend), nonce: nonce) }
         }
         guard tag + inPlace == box else { throw VectorFileError.malformed("secretbox", "in-place seal differs from combined") }
         // A corrupted box must not open.
@@ -66,7 +66,7 @@ enum SalsaVectors {
             var bad = box
             bad[bad.count / 2] ^= 0x01
             do {
-                _ = try SecretBox.open(bad, using: k, nonce: nonce, backend: backend)
+                _ = try SecretBox.open(bad, using: k.pinned(to: backend), nonce: nonce)
                 throw VectorFileError.malformed("secretbox", "a corrupted box opened")
             } catch RampartError.authenticationFailure {}
         }

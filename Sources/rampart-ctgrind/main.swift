@@ -184,13 +184,13 @@ for backend in [Backend.portable, Backend.hardware] {
         secret(key)
         secret(msg)
         let k = SymmetricKey(data: key)
-        let box = published(try SecretBox.seal(msg, using: k, nonce: nonce, backend: backend))
-        let opened = try SecretBox.open(box, using: k, nonce: nonce, backend: backend)
+        let box = published(try SecretBox.seal(msg, using: k.pinned(to: backend), nonce: nonce))
+        let opened = try SecretBox.open(box, using: k.pinned(to: backend), nonce: nonce)
         try check(published(opened) == published(msg), "secretbox round trip")
         var bad = box
         bad[3] ^= 0x40
         var refused = false
-        do { _ = try SecretBox.open(bad, using: k, nonce: nonce, backend: backend) } catch { refused = true }
+        do { _ = try SecretBox.open(bad, using: k.pinned(to: backend), nonce: nonce) } catch { refused = true }
         try check(refused, "secretbox forgery refused")
     }
 }

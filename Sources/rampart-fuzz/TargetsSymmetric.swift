@@ -37,13 +37,13 @@ let secretBoxOpenTarget = FuzzTarget(
                 FuzzCheck.require(nonce.count != 24, "seal refused a 24-byte nonce")
                 return
             }
-            let portable = try? SecretBox.seal(message, using: Fixtures.naclKey, nonce: nonce, backend: .portable)
+            let portable = try? SecretBox.seal(message, using: Fixtures.naclKey.pinned(to: .portable), nonce: nonce)
             FuzzCheck.require(portable == sealed, "portable and hardware seal differ")
             genuine = sealed
             box = flags & 2 == 0 ? sealed : mutate(sealed, &input)
         }
-        let hw = result { () throws(RampartError) in try SecretBox.open(box, using: key, nonce: nonce, backend: .hardware) }
-        let pt = result { () throws(RampartError) in try SecretBox.open(box, using: key, nonce: nonce, backend: .portable) }
+        let hw = result { () throws(RampartError) in try SecretBox.open(box, using: key.pinned(to: .hardware), nonce: nonce) }
+        let pt = result { () throws(RampartError) in try SecretBox.open(box, using: key.pinned(to: .portable), nonce: nonce) }
         FuzzCheck.require(hw == pt, "secretbox open: hardware and portable differ")
         // Into a separate buffer: zero-filled on failure.
         if box.count >= 16 {

@@ -50,7 +50,7 @@ func xsalsa20MatchesLibsodium(_ backend: Backend) throws {
     for n in crossLengths {
         let key = rng.bytes(32), nonce = rng.bytes(24), msg = rng.bytes(n)
         let want = s.xsalsa20Xor(msg, nonce: nonce, key: key)
-        var x = try XSalsa20(key: SymmetricKey(data: key), nonce: nonce, backend: backend)
+        var x = try XSalsa20(key: SymmetricKey(data: key).pinned(to: backend), nonce: nonce)
         let got = xorSplit(&x, msg, offset: n % 7, cuts: randomCuts(n, &rng)) { st, i, o in try! st.xor(i, into: o) }
         if got != want {
             Issue.record("XSalsa20 \(backend) length \(n) differs from crypto_stream_xsalsa20_xor")
@@ -69,7 +69,7 @@ func salsa20MatchesLibsodiumWithCounters(_ backend: Backend) throws {
         let key = rng.bytes(32), nonce = rng.bytes(8), msg = rng.bytes(n)
         let ic = counters[i % counters.count]
         let want = s.salsa20Xor(msg, nonce: nonce, key: key, ic: ic)
-        var x = try Salsa20(key: SymmetricKey(data: key), nonce: nonce, counter: ic, backend: backend)
+        var x = try Salsa20(key: SymmetricKey(data: key).pinned(to: backend), nonce: nonce, counter: ic)
         let got = xorSplit(&x, msg, offset: (n * 3) % 5, cuts: randomCuts(n, &rng)) { st, i, o in try! st.xor(i, into: o) }
         if got != want {
             Issue.record("Salsa20 \(backend) length \(n) counter \(ic) differs from crypto_stream_salsa20_xor_ic")
@@ -84,7 +84,7 @@ func xsalsa20SeekMatchesLibsodium(_ backend: Backend) throws {
     var rng = SplitMix64(seed: 2022)
     let key = rng.bytes(32), nonce = rng.bytes(24)
     let full = s.xsalsa20Keystream(count: 8192, nonce: nonce, key: key)
-    var x = try XSalsa20(key: SymmetricKey(data: key), nonce: nonce, backend: backend)
+    var x = try XSalsa20(key: SymmetricKey(data: key).pinned(to: backend), nonce: nonce)
     for _ in 0..<300 {
         let start = Int.random(in: 0..<8192, using: &rng)
         let len = Int.random(in: 0...(8192 - start), using: &rng)
@@ -153,13 +153,13 @@ func secretBoxMatchesLibsodium(_ backend: Backend) throws {
         let key = rng.bytes(32), nonce = rng.bytes(24), msg = rng.bytes(n)
         let k = SymmetricKey(data: key)
         let want = s.secretboxEasy(msg, nonce: nonce, key: key)
-        let got = try SecretBox.seal(msg, using: k, nonce: nonce, backend: backend)
+        let got = try SecretBox.seal(msg, using: k.pinned(to: backend), nonce: nonce)
         if got != want {
             Issue.record("SecretBox.seal \(backend) length \(n) differs from crypto_secretbox_easy")
             return
         }
         // Our open accepts libsodium's box; libsodium's open accepts ours (equal bytes, but check the API).
-        let opened = try SecretBox.open(want, using: k, nonce: nonce, backend: backend)
+        let opened = try SecretBox.open(want, using: k.pinned(to: backend), nonce: nonce)
         #expect(opened == msg)
         #expect(s.secretboxOpenEasy(got, nonce: nonce, key: key) == msg)
         // Detached and in-place forms on an unaligned buffer.
@@ -170,8 +170,8 @@ func secretBoxMatchesLibsodium(_ backend: Backend) throws {
             storage.replaceSubrange(3..<(3 + n), with: ct)
             try storage.withUnsafeMutableBytes { b in
                 try tag.withUnsafeBytes { t in
-                    try SecretBox.open(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[3...]), tag: t, using: k,
-                                       nonce: nonce, backend: backend)
+                    try SecretBox.open(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[3...]), tag: t, using: k.pinned(to: backend),
+                                       nonce: nonce)
                 }
             }
             #expect(Array(storage[3...]) == msg)
@@ -182,7 +182,7 @@ func secretBoxMatchesLibsodium(_ backend: Backend) throws {
             let i = Int.random(in: 0..<bad.count, using: &rng)
             bad[i] ^= UInt8(1) << UInt8(Int.random(in: 0..<8, using: &rng))
             #expect(s.secretboxOpenEasy(bad, nonce: nonce, key: key) == nil)
-            #expect(throws: RampartError.authenticationFailure) { try SecretBox.open(bad, using: k, nonce: nonce, backend: backend) }
+            #expect(throws: RampartError.authenticationFailure) { try SecretBox.open(bad, using: k.pinned(to: backend), nonce: nonce) }
         }
     }
 }

@@ -74,7 +74,7 @@ extension AES {
         /// Expands `key` (16, 24 or 32 bytes).
         /// - Throws: ``RampartError/invalidKeyLength`` for any other length.
         public init(key: SymmetricKey) throws(RampartError) {
-            try self.init(key: key, backend: CPU.defaultBackend)
+            try self.init(key: key, backend: key.backend)
         }
 
         /// Expands the key bytes `key` (16, 24 or 32 bytes).

@@ -172,12 +172,12 @@ public struct Salsa20 {
     /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes,
     ///   ``RampartError/invalidNonceLength`` unless the nonce has 8 bytes.
     public init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0) throws(RampartError) {
-        try self.init(key: key, nonce: nonce, counter: counter, backend: CPU.defaultBackend)
+        try self.init(key: key, nonce: nonce, counter: counter, backend: key.backend)
     }
 
-    /// As ``init(key:nonce:counter:)`` with a pinned backend (tests).
+    /// As ``init(key:nonce:counter:)`` on `backend` (the public call passes the key's).
     @_specialize(where N == [UInt8])
-    @_spi(Testing) public init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
+    init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
                                                       backend: Backend) throws(RampartError) {
         let n = try nonceBytes(nonce, count: 8)
         let x = try withKey32(key) { k in
@@ -240,12 +240,12 @@ public struct XSalsa20 {
     /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes,
     ///   ``RampartError/invalidNonceLength`` unless the nonce has 24 bytes.
     public init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0) throws(RampartError) {
-        try self.init(key: key, nonce: nonce, counter: counter, backend: CPU.defaultBackend)
+        try self.init(key: key, nonce: nonce, counter: counter, backend: key.backend)
     }
 
-    /// As ``init(key:nonce:counter:)`` with a pinned backend (tests).
+    /// As ``init(key:nonce:counter:)`` on `backend` (the public call passes the key's).
     @_specialize(where N == [UInt8])
-    @_spi(Testing) public init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
+    init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
                                                       backend: Backend) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
         let x = try withKey32(key) { k in
@@ -297,12 +297,12 @@ public struct XSalsa20 {
     ///   ``RampartError/invalidKeyLength``, ``RampartError/invalidNonceLength``.
     public static func xor<N: Collection<UInt8>>(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
                                                  key: SymmetricKey, nonce: N, counter: UInt64 = 0) throws(RampartError) {
-        try xor(input, into: output, key: key, nonce: nonce, counter: counter, backend: CPU.defaultBackend)
+        try xor(input, into: output, key: key, nonce: nonce, counter: counter, backend: key.backend)
     }
 
-    /// As ``xor(_:into:key:nonce:counter:)`` with a pinned backend (tests).
+    /// As ``xor(_:into:key:nonce:counter:)`` on `backend` (the public call passes the key's).
     @_specialize(where N == [UInt8])
-    @_spi(Testing) public static func xor<N: Collection<UInt8>>(
+    static func xor<N: Collection<UInt8>>(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SymmetricKey, nonce: N,
         counter: UInt64 = 0, backend: Backend
     ) throws(RampartError) {

@@ -65,7 +65,7 @@ public struct BLAKE2b: Sendable {
                              personal: personal)
         self = key.withUnsafeBytes { k in
             BLAKE2b(validatedOutputByteCount: outputByteCount, key: k, salt: salt, personal: personal,
-                    backend: CPU.defaultBackend)
+                    backend: key.backend)
         }
     }
 

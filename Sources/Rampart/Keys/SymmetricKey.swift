@@ -46,9 +46,29 @@ public struct SymmetricKey: Sendable, Equatable {
     }
 
     @usableFromInline let storage: Storage
+    /// The implementation one-shot operations with this key run on, when pinned (tests); `nil`
+    /// follows `CPU.defaultBackend`.
+    @usableFromInline let pinnedBackend: Backend?
+
+    /// The backend operations with this key run on (`CPU.defaultBackend` unless pinned).
+    var backend: Backend { pinnedBackend ?? CPU.defaultBackend }
+
+    /// The same key (the same wiped storage, no copy of the bytes) pinned to one implementation:
+    /// every operation that takes this key (`SecretBox`, `XSalsa20`, `Salsa20`, `AES.Cipher(key:)`,
+    /// `AES.GCM` with a key, ...) runs on `backend`. This is how tests run one vector through both paths:
+    /// a backend is pinned on the object that owns the state or the secret (a hasher, a cipher, a
+    /// modulus, a key), never by an extra parameter on one-shot calls.
+    @_spi(Testing)
+    public func pinned(to backend: Backend) -> SymmetricKey { SymmetricKey(storage: storage, pinnedBackend: backend) }
+
+    private init(storage: Storage, pinnedBackend: Backend?) {
+        self.storage = storage
+        self.pinnedBackend = pinnedBackend
+    }
 
     /// A key holding a copy of `data`.
     public init<D: Collection<UInt8>>(data: D) {
+        pinnedBackend = nil
         storage = Storage(count: data.count)
         withContiguousBytes(data) { src in
             if let b = src.baseAddress, src.count > 0 {
@@ -66,6 +86,7 @@ public struct SymmetricKey: Sendable, Equatable {
     /// A random key of the given size from `rng`.
     public init<R: RandomNumberGenerator>(size: SymmetricKeySize, using rng: inout R) {
         let n = size.bitCount / 8   // positive and whole: checked by SymmetricKeySize
+        pinnedBackend = nil
         storage = Storage(count: n)
         fillRandom(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[0..<n]), using: &rng)
     }
@@ -73,6 +94,7 @@ public struct SymmetricKey: Sendable, Equatable {
     /// Creates a key by letting `body` write exactly `count` bytes into fresh storage.
     @usableFromInline
     init(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        pinnedBackend = nil
         storage = Storage(count: count)
         try body(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[0..<count]))
     }

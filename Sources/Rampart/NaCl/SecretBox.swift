@@ -48,12 +48,12 @@ public enum SecretBox {
     public static func seal<M: Collection<UInt8>, N: Collection<UInt8>>(
         _ message: M, using key: SymmetricKey, nonce: N
     ) throws(RampartError) -> [UInt8] {
-        try seal(message, using: key, nonce: nonce, backend: CPU.defaultBackend)
+        try seal(message, using: key, nonce: nonce, backend: key.backend)
     }
 
-    /// As ``seal(_:using:nonce:)`` with a pinned backend (tests).
+    /// As ``seal(_:using:nonce:)`` on `backend` (the public call passes the key's).
     @_specialize(where M == [UInt8], N == [UInt8])
-    @_spi(Testing) public static func seal<M: Collection<UInt8>, N: Collection<UInt8>>(
+    static func seal<M: Collection<UInt8>, N: Collection<UInt8>>(
         _ message: M, using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) -> [UInt8] {
         var n = try nonceBytes(nonce, count: 24)
@@ -80,12 +80,12 @@ public enum SecretBox {
     public static func open<B: Collection<UInt8>, N: Collection<UInt8>>(
         _ box: B, using key: SymmetricKey, nonce: N
     ) throws(RampartError) -> [UInt8] {
-        try open(box, using: key, nonce: nonce, backend: CPU.defaultBackend)
+        try open(box, using: key, nonce: nonce, backend: key.backend)
     }
 
-    /// As ``open(_:using:nonce:)`` with a pinned backend (tests).
+    /// As ``open(_:using:nonce:)`` on `backend` (the public call passes the key's).
     @_specialize(where B == [UInt8], N == [UInt8])
-    @_spi(Testing) public static func open<B: Collection<UInt8>, N: Collection<UInt8>>(
+    static func open<B: Collection<UInt8>, N: Collection<UInt8>>(
         _ box: B, using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) -> [UInt8] {
         var n = try nonceBytes(nonce, count: 24)
@@ -161,12 +161,12 @@ public enum SecretBox {
         inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N
     ) throws(RampartError) {
-        try seal(inPlace: buffer, tag: tag, using: key, nonce: nonce, backend: CPU.defaultBackend)
+        try seal(inPlace: buffer, tag: tag, using: key, nonce: nonce, backend: key.backend)
     }
 
-    /// As ``seal(inPlace:tag:using:nonce:)`` with a pinned backend (tests).
+    /// As ``seal(inPlace:tag:using:nonce:)`` on `backend` (the public call passes the key's).
     @_specialize(where N == [UInt8])
-    @_spi(Testing) public static func seal<N: Collection<UInt8>>(
+    static func seal<N: Collection<UInt8>>(
         inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {
@@ -191,12 +191,12 @@ public enum SecretBox {
         inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeRawBufferPointer,
         using key: SymmetricKey, nonce: N
     ) throws(RampartError) {
-        try open(inPlace: buffer, tag: tag, using: key, nonce: nonce, backend: CPU.defaultBackend)
+        try open(inPlace: buffer, tag: tag, using: key, nonce: nonce, backend: key.backend)
     }
 
-    /// As ``open(inPlace:tag:using:nonce:)`` with a pinned backend (tests).
+    /// As ``open(inPlace:tag:using:nonce:)`` on `backend` (the public call passes the key's).
     @_specialize(where N == [UInt8])
-    @_spi(Testing) public static func open<N: Collection<UInt8>>(
+    static func open<N: Collection<UInt8>>(
         inPlace buffer: UnsafeMutableRawBufferPointer, tag: UnsafeRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {
@@ -221,12 +221,12 @@ public enum SecretBox {
         _ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N
     ) throws(RampartError) {
-        try seal(message, into: output, using: key, nonce: nonce, backend: CPU.defaultBackend)
+        try seal(message, into: output, using: key, nonce: nonce, backend: key.backend)
     }
 
-    /// As ``seal(_:into:using:nonce:)`` with a pinned backend (tests).
+    /// As ``seal(_:into:using:nonce:)`` on `backend` (the public call passes the key's).
     @_specialize(where N == [UInt8])
-    @_spi(Testing) public static func seal<N: Collection<UInt8>>(
+    static func seal<N: Collection<UInt8>>(
         _ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {
@@ -250,12 +250,12 @@ public enum SecretBox {
         _ box: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N
     ) throws(RampartError) {
-        try open(box, into: output, using: key, nonce: nonce, backend: CPU.defaultBackend)
+        try open(box, into: output, using: key, nonce: nonce, backend: key.backend)
     }
 
-    /// As ``open(_:into:using:nonce:)`` with a pinned backend (tests).
+    /// As ``open(_:into:using:nonce:)`` on `backend` (the public call passes the key's).
     @_specialize(where N == [UInt8])
-    @_spi(Testing) public static func open<N: Collection<UInt8>>(
+    static func open<N: Collection<UInt8>>(
         _ box: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
         using key: SymmetricKey, nonce: N, backend: Backend
     ) throws(RampartError) {

@@ -28,8 +28,8 @@ private func expectError(_ expected: RampartError, sourceLocation: SourceLocatio
 struct SecretBoxTests {
     @Test("NaCl classic vector: seal and open", arguments: backends)
     func classic(_ backend: Backend) throws {
-        #expect(try SecretBox.seal(message, using: key, nonce: nonce, backend: backend) == box)
-        #expect(try SecretBox.open(box, using: key, nonce: nonce, backend: backend) == message)
+        #expect(try SecretBox.seal(message, using: key.pinned(to: backend), nonce: nonce) == box)
+        #expect(try SecretBox.open(box, using: key.pinned(to: backend), nonce: nonce) == message)
         let (ct, tag) = try SecretBox.sealDetached(message, using: key, nonce: nonce)
         #expect(tag == Array(box[..<16]) && ct == Array(box[16...]))
         #expect(try SecretBox.openDetached(ciphertext: ct, tag: tag, using: key, nonce: nonce) == message)
@@ -57,21 +57,21 @@ struct SecretBoxTests {
         let k = SymmetricKey(data: pattern(32, seed: 3)), n = pattern(24, seed: 4)
         for len in Array(0...600) + [4095, 4096, 4097, 8192 + 33, 70_000] {
             let m = pattern(len, seed: UInt8(truncatingIfNeeded: len))
-            let b = try SecretBox.seal(m, using: k, nonce: n, backend: backend)
+            let b = try SecretBox.seal(m, using: k.pinned(to: backend), nonce: n)
             #expect(b.count == len + 16)
-            let o = try SecretBox.open(b, using: k, nonce: n, backend: backend)
+            let o = try SecretBox.open(b, using: k.pinned(to: backend), nonce: n)
             if o != m { Issue.record("length \(len) did not round-trip"); return }
         }
     }
 
     @Test("Every single-bit change of a box is rejected", arguments: backends)
     func tamper(_ backend: Backend) throws {
-        let small = try SecretBox.seal(pattern(40), using: key, nonce: nonce, backend: backend)
+        let small = try SecretBox.seal(pattern(40), using: key.pinned(to: backend), nonce: nonce)
         for i in 0..<small.count {
             for bit in 0..<8 {
                 var bad = small
                 bad[i] ^= UInt8(1) << UInt8(bit)
-                expectError(.authenticationFailure) { _ = try SecretBox.open(bad, using: key, nonce: nonce, backend: backend) }
+                expectError(.authenticationFailure) { _ = try SecretBox.open(bad, using: key.pinned(to: backend), nonce: nonce) }
             }
         }
     }
@@ -106,19 +106,19 @@ struct SecretBoxTests {
         badTag[0] ^= 0x80
         expectError(.authenticationFailure) {
             try buffer.withUnsafeMutableBytes { b in
-                try badTag.withUnsafeBytes { t in try SecretBox.open(inPlace: b, tag: t, using: key, nonce: nonce, backend: backend) }
+                try badTag.withUnsafeBytes { t in try SecretBox.open(inPlace: b, tag: t, using: key.pinned(to: backend), nonce: nonce) }
             }
         }
         #expect(buffer == Array(box[16...]))
         let tag = Array(box[..<16])
         try buffer.withUnsafeMutableBytes { b in
-            try tag.withUnsafeBytes { t in try SecretBox.open(inPlace: b, tag: t, using: key, nonce: nonce, backend: backend) }
+            try tag.withUnsafeBytes { t in try SecretBox.open(inPlace: b, tag: t, using: key.pinned(to: backend), nonce: nonce) }
         }
         #expect(buffer == message)
         // Seal in place gives the same box back.
         var tagOut = [UInt8](repeating: 0, count: 16)
         try buffer.withUnsafeMutableBytes { b in
-            try tagOut.withUnsafeMutableBytes { t in try SecretBox.seal(inPlace: b, tag: t, using: key, nonce: nonce, backend: backend) }
+            try tagOut.withUnsafeMutableBytes { t in try SecretBox.seal(inPlace: b, tag: t, using: key.pinned(to: backend), nonce: nonce) }
         }
         #expect(tagOut + buffer == box)
     }
@@ -127,7 +127,7 @@ struct SecretBoxTests {
     func rawBuffers(_ backend: Backend) throws {
         var out = [UInt8](repeating: 0xAA, count: message.count + 16)
         try message.withUnsafeBytes { m in
-            try out.withUnsafeMutableBytes { o in try SecretBox.seal(m, into: o, using: key, nonce: nonce, backend: backend) }
+            try out.withUnsafeMutableBytes { o in try SecretBox.seal(m, into: o, using: key.pinned(to: backend), nonce: nonce) }
         }
         #expect(out == box)
         var plain = [UInt8](repeating: 0xAA, count: message.count)
@@ -135,12 +135,12 @@ struct SecretBoxTests {
         bad[100] ^= 1
         expectError(.authenticationFailure) {
             try bad.withUnsafeBytes { b in
-                try plain.withUnsafeMutableBytes { o in try SecretBox.open(b, into: o, using: key, nonce: nonce, backend: backend) }
+                try plain.withUnsafeMutableBytes { o in try SecretBox.open(b, into: o, using: key.pinned(to: backend), nonce: nonce) }
             }
         }
         #expect(plain.allSatisfy { $0 == 0 })
         try box.withUnsafeBytes { b in
-            try plain.withUnsafeMutableBytes { o in try SecretBox.open(b, into: o, using: key, nonce: nonce, backend: backend) }
+            try plain.withUnsafeMutableBytes { o in try SecretBox.open(b, into: o, using: key.pinned(to: backend), nonce: nonce) }
         }
         #expect(plain == message)
         var small = [UInt8](repeating: 0, count: 10)

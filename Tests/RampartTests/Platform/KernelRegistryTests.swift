@@ -42,10 +42,10 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let key = SymmetricKey(data: pattern(32, 1)), nonce = pattern(24, 2), msg = pattern(3001, 3)
             var stream = [UInt8](repeating: 0, count: msg.count)
             try msg.withUnsafeBytes { m in try stream.withUnsafeMutableBytes { o in
-                try XSalsa20.xor(m, into: o, key: key, nonce: nonce, backend: b)
+                try XSalsa20.xor(m, into: o, key: key.pinned(to: b), nonce: nonce)
             } }
-            let box = try SecretBox.seal(msg, using: key, nonce: nonce, backend: b)
-            let opened = try SecretBox.open(box, using: key, nonce: nonce, backend: b)
+            let box = try SecretBox.seal(msg, using: key.pinned(to: b), nonce: nonce)
+            let opened = try SecretBox.open(box, using: key.pinned(to: b), nonce: nonce)
             #expect(opened == msg)
             results[i] = [stream, box]
         case "aes":
@@ -112,6 +112,18 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             #expect(Kernels.sha256.isActive == (Kernels.sha256.kernel != nil && CPU.features.sha))
             #expect(Kernels.aes.isActive == (Kernels.aes.kernel != nil && (CPU.features.aes || CPU.features.armAES)))
         }
+    }
+
+    @Test func aPinnedKeyCarriesItsBackend() throws {
+        let key = SymmetricKey(data: pattern(32, 20))
+        let portable = key.pinned(to: .portable)
+        #expect(portable == key && portable.byteCount == 32)
+        #expect(try AES.Cipher(key: portable).backend == .portable)
+        #expect(try AES.Cipher(key: key.pinned(to: .hardware)).backend == (Kernels.aes.isActive ? .hardware : .portable))
+        #expect(try AES.Cipher(key: key).backend == (Kernels.aes.isActive ? .hardware : .portable))
+        // Both pinnings give the same bytes through the one-shot calls.
+        let nonce = pattern(24, 21), msg = pattern(2000, 22)
+        #expect(try SecretBox.seal(msg, using: portable, nonce: nonce) == SecretBox.seal(msg, using: key, nonce: nonce))
     }
 
     @Test(arguments: Kernels.all.map(\.primitive))
