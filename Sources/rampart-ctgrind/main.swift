@@ -295,6 +295,19 @@ for bits in [256, 2048] {
         try check(published(y) == want, "g^e")
     }
 }
+// A size with no unrolled kernel (24 limbs): the generic Montgomery loops (BMI2 with hardware, the
+// portable ones with RAMPART_FORCE_PORTABLE=1), rendered from Scripts/templates/montgomery_loops.swift.in.
+add("modexp-secret-exponent-1536-generic-loops") {
+    var rng = SplitMix64(seed: 1536)
+    let m = BigUInt(bigEndian: rng.bytes(192)) | BigUInt(1) | BigUInt(1) << 1535
+    let mod = try Modulus(m)
+    let g = BigUInt(3)
+    let e = BigUInt.random(bits: 1536, using: &rng) | BigUInt(1) << 1535
+    let want = mod.publicPower(g, e)
+    secret(e)
+    let y = mod.constantTimePower(g, e)
+    try check(published(y) == want, "g^e mod a 1536-bit modulus")
+}
 add("modexp-secret-base") {
     var rng = SplitMix64(seed: 3)
     let mod = try Modulus(prime2048)
