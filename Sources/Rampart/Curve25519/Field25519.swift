@@ -21,14 +21,14 @@ struct Acc128 {
         let p = a.multipliedFullWidth(by: b)
         let (l, c) = lo.addingReportingOverflow(p.low)
         lo = l
-        hi = hi &+ p.high &+ bit(c)
+        hi = hi &+ p.high &+ ctBit(c)
     }
 
     /// `self += x`.
     @inline(__always) mutating func add(_ x: UInt64) {
         let (l, c) = lo.addingReportingOverflow(x)
         lo = l
-        hi = hi &+ bit(c)
+        hi = hi &+ ctBit(c)
     }
 
     /// Bits 51 and up (the caller keeps them below 2^64).

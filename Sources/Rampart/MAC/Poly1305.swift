@@ -95,10 +95,6 @@ extension Poly1305State: BlockAbsorbing {
     mutating func compressBlocks(_ blocks: UnsafeRawPointer, _ count: Int) { poly1305Blocks(&self, blocks, count, 1) }
 }
 
-/// A carry bit as a word, without a select: LLVM turned `c ? 1 : 0` on these carries into
-/// conditional jumps (secret-dependent branches, mispredicted half of the time on random data).
-@inline(__always) func bit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
-
 /// `a + b + carry`, returning the sum and the carry out (0 or 1).
 @inline(__always) func adc(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) { poly1305AddWithCarry(a, b, carry) }
 
