@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .library(name: "Rampart", targets: ["Rampart"]),
         .library(name: "RampartMTProto", targets: ["RampartMTProto"]),
+        .library(name: "RampartThreema", targets: ["RampartThreema"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -91,11 +92,15 @@ let package = Package(
                            "RampartKernelSupport"],
             path: "Sources/Rampart"
         ),
+        // Data codecs the protocols need (protobuf wire format, …): stdlib only, no cryptography.
+        .target(name: "RampartCodecs", path: "Sources/RampartCodecs"),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).
         .target(name: "RampartMTProto", dependencies: ["Rampart"], path: "Sources/RampartMTProto"),
         // The loopback MTProto test server's logic (sans-I/O; `rampart mtproto serve` owns its sockets):
         // not part of any library product.
         .target(name: "RampartMTProtoServer", dependencies: ["RampartMTProto"], path: "Sources/RampartMTProtoServer"),
+        // Threema: sans-I/O protocol module (identities, end-to-end messages, blobs, backups).
+        .target(name: "RampartThreema", dependencies: ["Rampart", "RampartCodecs"], path: "Sources/RampartThreema"),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
@@ -140,6 +145,16 @@ let package = Package(
             name: "RampartMTProtoTests",
             dependencies: ["RampartMTProto", "RampartMTProtoServer", "Rampart", "RampartVectors", "RampartTestSupport"],
             path: "Tests/RampartMTProtoTests"
+        ),
+        .testTarget(
+            name: "RampartCodecsTests",
+            dependencies: ["RampartCodecs", "RampartTestSupport"],
+            path: "Tests/RampartCodecsTests"
+        ),
+        .testTarget(
+            name: "RampartThreemaTests",
+            dependencies: ["RampartThreema", "RampartCodecs", "Rampart", "RampartTestSupport"],
+            path: "Tests/RampartThreemaTests"
         ),
         .testTarget(
             name: "CrossCheckTests",
