@@ -104,7 +104,7 @@ let package = Package(
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
-        .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto", "RampartTestSupport"], path: "Sources/RampartVectors"),
+        .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartTestSupport"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
             dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartReference", "RampartVectors"],
@@ -153,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartThreemaTests",
-            dependencies: ["RampartThreema", "RampartCodecs", "Rampart", "RampartTestSupport"],
+            dependencies: ["RampartThreema", "RampartCodecs", "Rampart", "RampartVectors", "RampartTestSupport"],
             path: "Tests/RampartThreemaTests"
         ),
         .testTarget(

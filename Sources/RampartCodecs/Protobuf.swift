@@ -5,7 +5,7 @@
 // refused. Every read is bounds-checked before it happens; nothing is allocated from a length field.
 
 /// An error from reading Protocol Buffers bytes. Readers never trap on any input.
-public enum ProtobufError: Error, Equatable, Sendable {
+public enum ProtobufError: Error, Equatable, Hashable, Sendable {
     /// The input ends inside a tag, a varint, a fixed-width value or a length-delimited value.
     case truncated
     /// A varint is longer than 10 bytes or does not fit 64 bits.

@@ -77,7 +77,7 @@ public enum VectorRunner {
     }
 
     /// Files in subfolders of `Vectors/` (read by name or by kind).
-    static let ownSubfolderFiles = ["mtproto/message.json", "mtproto/handshake_sample.json"]
+    static let ownSubfolderFiles = ["mtproto/message.json", "mtproto/handshake_sample.json", "threema/published.json"]
 
     /// Shared files (relative to `../shared/vectors`) that have a runner.
     public static var sharedFiles: [String] { sharedRunners.map(\.0) }
@@ -142,6 +142,7 @@ public enum VectorRunner {
         "x25519": OwnVectors.x25519Case,
         "box": OwnVectors.boxCase,
         "mtproto-message": MTProtoVectors.messageCase,
+        "threema": ThreemaVectors.threemaCase,
     ] }
 }
 

@@ -85,7 +85,7 @@ extension SharedVectors {
 }
 
 /// Like `check`, for primitives with a single implementation (X25519 has no hardware path).
-private func checkOnce(_ family: String, _ id: String, expected: [UInt8], _ compute: () throws -> [UInt8]) -> VectorResult {
+func checkOnce(_ family: String, _ id: String, expected: [UInt8], _ compute: () throws -> [UInt8]) -> VectorResult {
     do {
         let got = try compute()
         if got == expected { return VectorResult(family: family, id: id, passed: true) }

@@ -1,0 +1,367 @@
+// The end-to-end message envelope `message-with-metadata-box` and its legacy form without metadata
+// (Docs/Threema.md §2.1, §2.2), the metadata protobuf, and sealing and opening.
+
+import Rampart
+import RampartCodecs
+
+/// The envelope flags (Docs/Threema.md §2.1).
+public struct MessageFlags: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The server sends a push notification.
+    public static let sendPush = MessageFlags(rawValue: 0x01)
+    /// The server does not queue the message when the receiver is offline.
+    public static let noServerQueuing = MessageFlags(rawValue: 0x02)
+    /// The server sends no acknowledgement.
+    public static let noServerAck = MessageFlags(rawValue: 0x04)
+    /// Reserved; once marked group messages. Carried, never interpreted.
+    public static let reservedGroup = MessageFlags(rawValue: 0x10)
+    /// Short-lived: the server drops it after 60 s if undelivered.
+    public static let shortLived = MessageFlags(rawValue: 0x20)
+    /// The receiver sends no delivery receipts.
+    public static let noDeliveryReceipts = MessageFlags(rawValue: 0x80)
+}
+
+/// `MessageMetadata` (`csp-e2e.proto`), the plaintext of the metadata box.
+public struct MessageMetadata: Hashable, Sendable {
+    /// Padding bytes (field 1); contents are ignored on reading.
+    public var padding: [UInt8]
+    /// The sender's public nickname (field 2).
+    public var nickname: String?
+    /// The message ID (field 3, fixed64); must equal the envelope's.
+    public var messageID: UInt64
+    /// Creation time in Unix milliseconds (field 4).
+    public var createdAt: UInt64
+
+    /// Metadata with padding chosen as the Android app does: zero bytes so that padding plus the
+    /// nickname's UTF-8 are at least 16 bytes, hiding short nicknames' lengths.
+    public init(nickname: String?, messageID: UInt64, createdAt: UInt64) {
+        self.nickname = nickname
+        self.messageID = messageID
+        self.createdAt = createdAt
+        padding = [UInt8](repeating: 0, count: max(0, 16 - (nickname?.utf8.count ?? 0)))
+    }
+
+    /// Metadata with explicit padding.
+    public init(padding: [UInt8], nickname: String?, messageID: UInt64, createdAt: UInt64) {
+        self.padding = padding
+        self.nickname = nickname
+        self.messageID = messageID
+        self.createdAt = createdAt
+    }
+
+    /// Decodes the protobuf. Unknown fields are skipped; known fields with the wrong wire type or
+    /// invalid UTF-8 are errors. Absent fields take protobuf's defaults (empty, nil, 0).
+    public init<C: Collection<UInt8>>(decoding bytes: C) throws(ProtobufError) {
+        var r = ProtobufReader(bytes)
+        var padding: [UInt8] = []
+        var nickname: String?
+        var id: UInt64 = 0
+        var created: UInt64 = 0
+        while let f = try r.next() {
+            switch f.number {
+            case 1: padding = Array(try f.bytes())
+            case 2: nickname = try f.string()
+            case 3: id = try f.fixed64()
+            case 4: created = try f.varint()
+            default: break
+            }
+        }
+        self.init(padding: padding, nickname: nickname, messageID: id, createdAt: created)
+    }
+
+    /// The protobuf encoding, fields in ascending order (empty padding and zero values omitted, as
+    /// proto3 writers do; the message ID is always written).
+    public var encoded: [UInt8] {
+        var w = ProtobufWriter()
+        if !padding.isEmpty { w.bytes(1, padding) }
+        if let nickname { w.string(2, nickname) }
+        w.fixed64(3, messageID)
+        if createdAt != 0 { w.varint(4, createdAt) }
+        return w.bytes
+    }
+}
+
+/// A message to send.
+public struct OutgoingMessage: Sendable {
+    /// The random 8-byte message ID (the same for every member of a group send).
+    public var messageID: UInt64
+    /// Creation time in Unix milliseconds (the envelope carries it in seconds).
+    public var createdAt: UInt64
+    /// Envelope flags.
+    public var flags: MessageFlags
+    /// The sender's nickname, sent in the metadata box (and in the legacy field where that is the
+    /// only place: legacy format, or a Gateway ID receiver).
+    public var nickname: String?
+    /// Type and body.
+    public var container: MessageContainer
+
+    /// A message; `messageID` is random unless given.
+    public init<R: RandomNumberGenerator>(type: MessageType, body: [UInt8], createdAt: UInt64,
+                                          flags: MessageFlags = [], nickname: String? = nil,
+                                          messageID: UInt64? = nil, using rng: inout R) {
+        self.messageID = messageID ?? rng.next()
+        self.createdAt = createdAt
+        self.flags = flags
+        self.nickname = nickname
+        container = MessageContainer(type: type, body: body)
+    }
+}
+
+/// A message that was opened and authenticated.
+public struct IncomingMessage: Sendable {
+    /// The sender (the envelope's, authenticated by the box).
+    public let sender: ThreemaID
+    /// The receiver (your identity).
+    public let receiver: ThreemaID
+    /// The message ID (checked against the metadata's when there is metadata).
+    public let messageID: UInt64
+    /// Creation time in Unix milliseconds: the metadata's when present, else the envelope's seconds
+    /// × 1000.
+    public let createdAt: UInt64
+    /// Envelope flags.
+    public let flags: MessageFlags
+    /// The nickname: the metadata's when present, else the legacy envelope field's (if any).
+    public let nickname: String?
+    /// Type and body.
+    public let container: MessageContainer
+    /// The 24-byte nonce.
+    public let nonce: [UInt8]
+    /// The decoded metadata, `nil` for the legacy format.
+    public let metadata: MessageMetadata?
+}
+
+/// Which envelope layout to write.
+public enum EnvelopeFormat: Sendable {
+    /// `message-with-metadata-box` (what current apps send).
+    case withMetadata
+    /// `legacy-message`: no metadata box (metadata length 0).
+    case legacy
+}
+
+/// A parsed (not yet decrypted) envelope: every field of `message-with-metadata-box`.
+///
+/// ```swift
+/// let envelope = try MessageEnvelope(parsing: bytes)
+/// let keys = try cache.keys(for: lookUp(envelope.sender))      // the directory's key for the sender
+/// let message = try envelope.open(as: me, keys: keys, nonceStore: &store)
+/// ```
+public struct MessageEnvelope: Hashable, Sendable {
+    /// Header and nonce size without boxes: 64 + 24 bytes.
+    public static let overheadByteCount = 88
+
+    public var sender: ThreemaID
+    public var receiver: ThreemaID
+    public var messageID: UInt64
+    /// Creation time, Unix seconds.
+    public var createdAt: UInt32
+    public var flags: MessageFlags
+    /// The reserved byte (0 when written here; carried unchanged when read).
+    public var reserved: UInt8
+    /// The 32-byte legacy nickname field (zero-padded UTF-8).
+    public var legacyNickname: [UInt8]
+    /// The metadata box (`tag ‖ ciphertext`), `nil` in the legacy format.
+    public var metadataBox: [UInt8]?
+    /// The 24-byte nonce of both boxes.
+    public var nonce: [UInt8]
+    /// The message box (`tag ‖ ciphertext`).
+    public var messageBox: [UInt8]
+
+    /// Parses an envelope. No decryption happens here; ``open(as:keys:nonceStore:)`` does it.
+    ///
+    /// - Throws: ``ThreemaError/malformedEnvelope(_:)``.
+    public init<C: Collection<UInt8>>(parsing input: C) throws(ThreemaError) {
+        let b = Array(input)
+        let minimum = Self.overheadByteCount + Box.tagByteCount
+        guard b.count >= minimum else { throw .malformedEnvelope(.tooShort(b.count)) }
+        guard let sender = try? ThreemaID(bytes: b[0..<8]) else { throw .malformedEnvelope(.invalidSender) }
+        guard let receiver = try? ThreemaID(bytes: b[8..<16]) else { throw .malformedEnvelope(.invalidReceiver) }
+        let m = Int(b[30]) | Int(b[31]) << 8
+        guard m <= b.count - minimum else { throw .malformedEnvelope(.metadataLengthOutOfRange(m)) }
+        guard m == 0 || m >= Box.tagByteCount else { throw .malformedEnvelope(.metadataTooShort(m)) }
+        self.sender = sender
+        self.receiver = receiver
+        messageID = le64(b, 16)
+        createdAt = le32(b, 24)
+        flags = MessageFlags(rawValue: b[28])
+        reserved = b[29]
+        legacyNickname = Array(b[32..<64])
+        metadataBox = m == 0 ? nil : Array(b[64..<(64 + m)])
+        nonce = Array(b[(64 + m)..<(88 + m)])
+        messageBox = Array(b[(88 + m)...])
+    }
+
+    init(sender: ThreemaID, receiver: ThreemaID, messageID: UInt64, createdAt: UInt32, flags: MessageFlags,
+         legacyNickname: [UInt8], metadataBox: [UInt8]?, nonce: [UInt8], messageBox: [UInt8]) {
+        self.sender = sender
+        self.receiver = receiver
+        self.messageID = messageID
+        self.createdAt = createdAt
+        self.flags = flags
+        reserved = 0
+        self.legacyNickname = legacyNickname
+        self.metadataBox = metadataBox
+        self.nonce = nonce
+        self.messageBox = messageBox
+    }
+
+    /// The wire bytes.
+    public var encoded: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(Self.overheadByteCount + (metadataBox?.count ?? 0) + messageBox.count)
+        out += sender.bytes
+        out += receiver.bytes
+        appendLE(messageID, to: &out)
+        appendLE(createdAt, to: &out)
+        out.append(flags.rawValue)
+        out.append(reserved)
+        appendLE(UInt16(metadataBox?.count ?? 0), to: &out)
+        out += legacyNickname.prefix(32) + [UInt8](repeating: 0, count: max(0, 32 - legacyNickname.count))
+        out += metadataBox ?? []
+        out += nonce
+        out += messageBox
+        return out
+    }
+
+    /// The legacy nickname field as text: the bytes before the first zero, if they are UTF-8.
+    public var legacyNicknameText: String? {
+        let bytes = legacyNickname.prefix { $0 != 0 }
+        return bytes.isEmpty ? nil : String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Authenticates and decrypts the envelope for `identity` with the keys shared with its sender.
+    ///
+    /// Order of checks: receiver, sender/key match, nonce replay (before any decryption), message
+    /// box, metadata box, metadata message ID, padding. The nonce is remembered only when all pass;
+    /// on any error the store is unchanged and no plaintext is returned.
+    ///
+    /// - Throws: ``ThreemaError/wrongReceiver``, ``ThreemaError/invalidArgument(_:)`` (keys for
+    ///   another contact), ``ThreemaError/replayedNonce``, ``ThreemaError/authenticationFailed``,
+    ///   ``ThreemaError/malformedMetadata(_:)``, ``ThreemaError/metadataMessageIDMismatch``,
+    ///   ``ThreemaError/invalidPadding``, and the store's own errors.
+    public func open<S: NonceStore>(as identity: ThreemaIdentity, keys: PairKeys,
+                                    nonceStore: inout S) throws(ThreemaError) -> IncomingMessage {
+        guard receiver == identity.id else { throw .wrongReceiver }
+        guard keys.contact.id == sender else { throw .invalidArgument("the keys belong to another contact than the sender") }
+        let tag = NonceTag(nonce: nonce, identity: identity.id)
+        guard !nonceStore.contains(tag) else { throw .replayedNonce }
+        let message = try open(keys: keys)
+        try nonceStore.insert(tag)
+        return message
+    }
+
+    /// As ``open(as:keys:nonceStore:)`` without replay protection (for callers that track nonces
+    /// themselves, and for tests).
+    public func open(keys: PairKeys) throws(ThreemaError) -> IncomingMessage {
+        var plaintext: [UInt8]
+        do { plaintext = try keys.sharedKey.open(messageBox, nonce: nonce) } catch { throw .authenticationFailed }
+        defer { plaintext.secureWipe() }
+        var metadata: MessageMetadata?
+        if let metadataBox {
+            var raw: [UInt8]
+            do { raw = try SecretBox.open(metadataBox, using: keys.metadataKey, nonce: nonce) } catch {
+                throw .authenticationFailed
+            }
+            defer { raw.secureWipe() }
+            do { metadata = try MessageMetadata(decoding: raw) } catch { throw .malformedMetadata(error) }
+            guard metadata?.messageID == messageID else { throw .metadataMessageIDMismatch }
+        }
+        let container = try MessageContainer(decoding: plaintext)
+        return IncomingMessage(
+            sender: sender, receiver: receiver, messageID: messageID,
+            createdAt: metadata?.createdAt ?? UInt64(createdAt) * 1000, flags: flags,
+            nickname: metadata?.nickname ?? legacyNicknameText, container: container, nonce: nonce,
+            metadata: metadata)
+    }
+}
+
+/// Sealing end-to-end messages.
+public enum EndToEnd {
+    /// Seals `message` from `identity` to the contact of `keys`: a fresh random nonce, the container
+    /// padded at random, and (by default) a metadata box.
+    ///
+    /// - Throws: ``ThreemaError/invalidArgument(_:)`` for a nickname over 32 bytes in the legacy
+    ///   format or a container that cannot be padded.
+    public static func seal<R: RandomNumberGenerator>(
+        _ message: OutgoingMessage, from identity: ThreemaIdentity, keys: PairKeys,
+        format: EnvelopeFormat = .withMetadata, using rng: inout R
+    ) throws(ThreemaError) -> [UInt8] {
+        var nonce = [UInt8](repeating: 0, count: 24)
+        for i in 0..<3 { withUnsafeBytes(of: rng.next()) { nonce.replaceSubrange((8 * i)..<(8 * i + 8), with: $0) } }
+        let padding = MessageContainer.paddingLength(bodyByteCount: message.container.body.count, using: &rng)
+        return try seal(message, from: identity, keys: keys, format: format, nonce: nonce,
+                        paddingLength: padding).encoded
+    }
+
+    /// Seals with a given nonce and padding length (vectors and tests; reusing a nonce with the
+    /// same keys breaks the encryption, so production code uses the random form).
+    public static func seal(
+        _ message: OutgoingMessage, from identity: ThreemaIdentity, keys: PairKeys,
+        format: EnvelopeFormat, nonce: [UInt8], paddingLength: Int
+    ) throws(ThreemaError) -> MessageEnvelope {
+        guard nonce.count == 24 else { throw .invalidArgument("a nonce has 24 bytes") }
+        guard (1...255).contains(paddingLength) else { throw .invalidArgument("padding is 1...255 bytes") }
+        var plaintext = message.container.encoded(paddingLength: paddingLength)
+        defer { plaintext.secureWipe() }
+        return try seal(message, plaintext: plaintext, from: identity, keys: keys, format: format, nonce: nonce)
+    }
+
+    static func seal(_ message: OutgoingMessage, plaintext: [UInt8], from identity: ThreemaIdentity,
+                     keys: PairKeys, format: EnvelopeFormat, nonce: [UInt8]) throws(ThreemaError) -> MessageEnvelope {
+        let nicknameBytes = Array((message.nickname ?? "").utf8)
+        var legacy = [UInt8](repeating: 0, count: 32)
+        let legacyNeeded = format == .legacy || keys.contact.id.isGatewayID
+        if legacyNeeded, !nicknameBytes.isEmpty {
+            guard nicknameBytes.count <= 32 else { throw .invalidArgument("a legacy nickname has at most 32 bytes") }
+            legacy.replaceSubrange(0..<nicknameBytes.count, with: nicknameBytes)
+        }
+        var metadataBox: [UInt8]?
+        if format == .withMetadata {
+            var meta = MessageMetadata(nickname: message.nickname, messageID: message.messageID,
+                                       createdAt: message.createdAt).encoded
+            defer { meta.secureWipe() }
+            guard meta.count + Box.tagByteCount <= Int(UInt16.max) else { throw .invalidArgument("metadata too long") }
+            metadataBox = try? SecretBox.seal(meta, using: keys.metadataKey, nonce: nonce)
+        }
+        let box: [UInt8]
+        do { box = try keys.sharedKey.seal(plaintext, nonce: nonce) } catch { throw .invalidArgument("nonce") }
+        return MessageEnvelope(
+            sender: identity.id, receiver: keys.contact.id, messageID: message.messageID,
+            createdAt: UInt32(clamping: message.createdAt / 1000), flags: message.flags,
+            legacyNickname: legacy, metadataBox: metadataBox, nonce: nonce, messageBox: box)
+    }
+
+    /// Seals one message for every member of a group: each member gets its own envelope and nonce,
+    /// the same message ID and container. Keys come from `cache` (one X25519 per new member, none for
+    /// members already cached). A member whose key is invalid (small order) is reported in
+    /// ``GroupSealResult/refused`` and the others are still sealed.
+    public static func sealForGroup<R: RandomNumberGenerator>(
+        _ message: OutgoingMessage, to members: [ThreemaContact], cache: inout PairKeyCache,
+        format: EnvelopeFormat = .withMetadata, using rng: inout R
+    ) -> GroupSealResult {
+        var result = GroupSealResult()
+        let padding = MessageContainer.paddingLength(bodyByteCount: message.container.body.count, using: &rng)
+        var plaintext = message.container.encoded(paddingLength: padding)
+        defer { plaintext.secureWipe() }
+        for member in members {
+            do throws(ThreemaError) {
+                let keys = try cache.keys(for: member)
+                var nonce = [UInt8](repeating: 0, count: 24)
+                for i in 0..<3 { withUnsafeBytes(of: rng.next()) { nonce.replaceSubrange((8 * i)..<(8 * i + 8), with: $0) } }
+                let env = try seal(message, plaintext: plaintext, from: cache.identity, keys: keys, format: format, nonce: nonce)
+                result.sealed.append((member.id, env.encoded))
+            } catch {
+                result.refused.append((member.id, error))
+            }
+        }
+        return result
+    }
+}
+
+/// The outcome of ``EndToEnd/sealForGroup(_:to:cache:format:using:)``.
+public struct GroupSealResult: Sendable {
+    /// One envelope per member that could be sealed, in member order.
+    public var sealed: [(ThreemaID, [UInt8])] = []
+    /// Members refused, with the reason (an invalid public key).
+    public var refused: [(ThreemaID, ThreemaError)] = []
+}

@@ -1,0 +1,124 @@
+// Runner for Vectors/threema/published.json ("kind": "threema"): the Threema apps' and the Gateway
+// SDK's published test values, one operation per case ("op").
+
+import Foundation
+import Rampart
+import RampartThreema
+
+enum ThreemaVectors {
+    static func threemaCase(_ id: String, _ c: [String: Any]) throws -> VectorResult {
+        let op: String = try field(c, "op", id)
+        switch op {
+        case "metadata-box":
+            // Keys → S (crypto_box_beforenm) → MMK → the metadata box of the published protobuf, and
+            // the protobuf decodes to the published nickname.
+            let want = try hexField(c, "shared_key", id) + hexField(c, "mmk", id) + hexField(c, "box", id)
+            return checkOnce("threema", id, expected: want + Array((c["nickname"] as? String ?? "").utf8)) {
+                let me = try ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: hexField(c, "sender_secret", id))
+                let peer = try ThreemaContact(id: ThreemaID("00000BOB"), publicKey: hexField(c, "receiver_public", id))
+                let keys = try PairKeys(identity: me, contact: peer)
+                let s = keys.sharedKey.symmetricKey.withUnsafeBytes { Array($0) }
+                let mmk = keys.metadataKey.withUnsafeBytes { Array($0) }
+                let nonce = try hexField(c, "nonce", id)
+                let box = try SecretBox.seal(hexField(c, "plaintext", id), using: keys.metadataKey, nonce: nonce)
+                let meta = try MessageMetadata(decoding: SecretBox.open(box, using: keys.metadataKey, nonce: nonce))
+                return s + mmk + box + Array((meta.nickname ?? "").utf8)
+            }
+        case "blake2b-kdf":
+            let want = try hexField(c, "out", id)
+            return checkOnce("threema", id, expected: want) {
+                let salt = try hexField(c, "salt", id)
+                let personal = try hexField(c, "personal", id)
+                let key = SymmetricKey(data: try hexField(c, "key", id))
+                return try ThreemaKDF.derive(key: key, salt: salt, personal: personal, input: try hexField(c, "input", id),
+                                         outputByteCount: want.count).withUnsafeBytes { Array($0) }
+            }
+        case "safe-master-key":
+            let want = try hexField(c, "backup_id", id) + hexField(c, "encryption_key", id)
+            return checkOnce("threema", id, expected: want) {
+                let keys = try SafeKeys(password: try field(c, "password", id), identity: ThreemaID(try field(c, "identity", id)))
+                return keys.backupID + keys.encryptionKey.withUnsafeBytes { Array($0) }
+            }
+        case "android-master-key":
+            let want = try hexField(c, "master_key", id)
+            return checkOnce("threema", id, expected: want + want) {
+                let stored = try ProtectedMasterKey(protectedKey: hexField(c, "protected_key", id), salt: hexField(c, "salt", id),
+                                                    verification: hexField(c, "verification", id))
+                let master = try stored.unlock(passphrase: try field(c, "passphrase", id))
+                let again = try ProtectedMasterKey.protect(masterKey: master, passphrase: try field(c, "passphrase", id),
+                                                           salt: hexField(c, "salt", id))
+                guard again == stored else { throw VectorFileError.malformed(id, "re-protecting differs") }
+                return master.withUnsafeBytes { Array($0) } + SymmetricKey(data: want).withUnsafeBytes { Array($0) }
+            }
+        case "email-hash":
+            let want = try hexField(c, "hash", id)
+            return checkOnce("threema", id, expected: want) { AddressBookHash.email(try field(c, "input", id))[0] }
+        case "phone-hash":
+            let want = try hexField(c, "hash", id)
+            return checkOnce("threema", id, expected: want) { try AddressBookHash.phone(try field(c, "input", id)) }
+        case "revocation-key":
+            let want: String = try field(c, "key", id)
+            return checkOnce("threema", id, expected: Array(want.utf8)) {
+                Array(DirectoryAuthentication.revocationKey(password: try field(c, "password", id)).utf8)
+            }
+        case "3mid":
+            let payload: String = try field(c, "payload", id)
+            return checkOnce("threema", id, expected: Array(payload.utf8) + (try hexField(c, "public_key", id))) {
+                let qr = try ContactQRCode(parsing: payload)
+                guard qr.id.string == (try field(c, "identity", id) as String) else {
+                    throw VectorFileError.malformed(id, "identity")
+                }
+                return Array(qr.payload.utf8) + qr.publicKey
+            }
+        case "envelope":
+            // Seal with the same nonce and padding must give the envelope byte for byte; the
+            // receiver must open it to the same fields.
+            let want = try hexField(c, "envelope", id)
+            let body = try hexField(c, "body", id)
+            return checkOnce("threema", id, expected: want + body) {
+                let alice = try ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: hexField(c, "sender_secret", id))
+                let bob = try ThreemaIdentity(id: ThreemaID("00000BOB"), privateKey: hexField(c, "receiver_secret", id))
+                let legacy = (try field(c, "format", id) as String) == "legacy"
+                var rng = SystemRandomNumberGenerator()
+                let msg = OutgoingMessage(
+                    type: MessageType(rawValue: UInt8(try intField(c, "type", id))), body: body,
+                    createdAt: UInt64(try intField(c, "created_at_ms", id)),
+                    flags: MessageFlags(rawValue: UInt8(try intField(c, "flags", id))),
+                    nickname: try field(c, "nickname", id), messageID: (c["message_id"] as? NSNumber)?.uint64Value,
+                    using: &rng)
+                let sealed = try EndToEnd.seal(msg, from: alice, keys: PairKeys(identity: alice, contact: bob.contact),
+                                               format: legacy ? .legacy : .withMetadata, nonce: hexField(c, "nonce", id),
+                                               paddingLength: intField(c, "padding", id)).encoded
+                var store = InMemoryNonceStore()
+                let opened = try MessageEnvelope(parsing: want).open(
+                    as: bob, keys: PairKeys(identity: bob, contact: alice.contact), nonceStore: &store)
+                guard opened.nickname == (try field(c, "nickname", id) as String), opened.messageID == msg.messageID,
+                      opened.createdAt == (legacy ? msg.createdAt / 1000 * 1000 : msg.createdAt),
+                      opened.container.type == msg.container.type, opened.metadata == nil ? legacy : !legacy
+                else { throw VectorFileError.malformed(id, "opened fields differ") }
+                return sealed + opened.container.body
+            }
+        case "directory-response":
+            let want = try hexField(c, "response", id)
+            return checkOnce("threema", id, expected: want) {
+                let me = try ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: hexField(c, "secret", id))
+                return try DirectoryAuthentication.challengeResponse(
+                    token: hexField(c, "token", id),
+                    serverPublicKey: .init(rawRepresentation: hexField(c, "server_public", id)), identity: me)
+            }
+        case "login-vouch":
+            let want = try hexField(c, "vouch", id)
+            return checkOnce("threema", id, expected: want) {
+                let me = try ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: hexField(c, "secret", id))
+                return try DirectoryAuthentication.loginVouch(
+                    identity: me,
+                    serverPermanentKey: .init(rawRepresentation: hexField(c, "server_permanent_public", id)),
+                    serverTemporaryKey: .init(rawRepresentation: hexField(c, "server_temporary_public", id)),
+                    serverCookie: hexField(c, "server_cookie", id),
+                    clientTemporaryKey: .init(rawRepresentation: hexField(c, "client_temporary_public", id)))
+            }
+        default:
+            throw VectorFileError.malformed(id, "unknown op \(op)")
+        }
+    }
+}
