@@ -107,7 +107,7 @@ let package = Package(
         .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartTestSupport"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartReference", "RampartVectors"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreema", "RampartReference", "RampartVectors"],
             path: "Sources/rampart"
         ),
         // Test-only C: valgrind client requests (ctgrind) and the weak libFuzzer driver declaration.
