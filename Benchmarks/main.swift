@@ -73,6 +73,8 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "pq-factorize"], bigIntRows),
     (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),
     (["mtproto-handshake"], mtprotoHandshakeRows),
+    (["threema-message-seal", "threema-message-open", "threema-group-seal-100", "threema-blob-encrypt",
+      "threema-safe-derive"], threemaRows),
 ]
 
 /// Whether `--filter` selects an operation (everything without a filter).
