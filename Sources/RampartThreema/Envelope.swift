@@ -278,19 +278,20 @@ public struct MessageEnvelope: Hashable, Sendable {
 /// Sealing end-to-end messages.
 public enum EndToEnd {
     /// Seals `message` from `identity` to the contact of `keys`: a fresh random nonce, the container
-    /// padded at random, and (by default) a metadata box.
+    /// padded at random, and (by default) a metadata box. The envelope is built in one buffer and both
+    /// boxes are sealed in place.
     ///
-    /// - Throws: ``ThreemaError/invalidArgument(_:)`` for a nickname over 32 bytes in the legacy
-    ///   format or a container that cannot be padded.
+    /// - Throws: ``ThreemaError/invalidArgument(_:)`` for a nickname over 32 bytes where the legacy
+    ///   field must carry it, or metadata over 65 519 bytes.
     public static func seal<R: RandomNumberGenerator>(
         _ message: OutgoingMessage, from identity: ThreemaIdentity, keys: PairKeys,
         format: EnvelopeFormat = .withMetadata, using rng: inout R
     ) throws(ThreemaError) -> [UInt8] {
-        var nonce = [UInt8](repeating: 0, count: 24)
-        for i in 0..<3 { withUnsafeBytes(of: rng.next()) { nonce.replaceSubrange((8 * i)..<(8 * i + 8), with: $0) } }
+        let nonce = randomNonce(&rng)
         let padding = MessageContainer.paddingLength(bodyByteCount: message.container.body.count, using: &rng)
-        return try seal(message, from: identity, keys: keys, format: format, nonce: nonce,
-                        paddingLength: padding).encoded
+        var meta = format == .withMetadata ? metadataPlaintext(message) : nil
+        defer { meta?.secureWipe() }
+        return try sealBytes(message, sender: identity.id, keys: keys, metadata: meta, nonce: nonce, paddingLength: padding)
     }
 
     /// Seals with a given nonce and padding length (vectors and tests; reusing a nonce with the
@@ -301,34 +302,77 @@ public enum EndToEnd {
     ) throws(ThreemaError) -> MessageEnvelope {
         guard nonce.count == 24 else { throw .invalidArgument("a nonce has 24 bytes") }
         guard (1...255).contains(paddingLength) else { throw .invalidArgument("padding is 1...255 bytes") }
-        var plaintext = message.container.encoded(paddingLength: paddingLength)
-        defer { plaintext.secureWipe() }
-        return try seal(message, plaintext: plaintext, from: identity, keys: keys, format: format, nonce: nonce)
+        var meta = format == .withMetadata ? metadataPlaintext(message) : nil
+        defer { meta?.secureWipe() }
+        let bytes = try sealBytes(message, sender: identity.id, keys: keys, metadata: meta, nonce: nonce,
+                                  paddingLength: paddingLength)
+        return try! MessageEnvelope(parsing: bytes)
     }
 
-    static func seal(_ message: OutgoingMessage, plaintext: [UInt8], from identity: ThreemaIdentity,
-                     keys: PairKeys, format: EnvelopeFormat, nonce: [UInt8]) throws(ThreemaError) -> MessageEnvelope {
-        let nicknameBytes = Array((message.nickname ?? "").utf8)
-        var legacy = [UInt8](repeating: 0, count: 32)
-        let legacyNeeded = format == .legacy || keys.contact.id.isGatewayID
-        if legacyNeeded, !nicknameBytes.isEmpty {
-            guard nicknameBytes.count <= 32 else { throw .invalidArgument("a legacy nickname has at most 32 bytes") }
-            legacy.replaceSubrange(0..<nicknameBytes.count, with: nicknameBytes)
+    static func randomNonce<R: RandomNumberGenerator>(_ rng: inout R) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 24) { b, n in
+            for i in 0..<3 { UnsafeMutableRawBufferPointer(b).storeBytes(of: rng.next(), toByteOffset: 8 * i, as: UInt64.self) }
+            n = 24
         }
-        var metadataBox: [UInt8]?
-        if format == .withMetadata {
-            var meta = MessageMetadata(nickname: message.nickname, messageID: message.messageID,
-                                       createdAt: message.createdAt).encoded
-            defer { meta.secureWipe() }
-            guard meta.count + Box.tagByteCount <= Int(UInt16.max) else { throw .invalidArgument("metadata too long") }
-            metadataBox = try? SecretBox.seal(meta, using: keys.metadataKey, nonce: nonce)
+    }
+
+    static func metadataPlaintext(_ message: OutgoingMessage) -> [UInt8] {
+        MessageMetadata(nickname: message.nickname, messageID: message.messageID, createdAt: message.createdAt).encoded
+    }
+
+    /// The envelope in one allocation: header, metadata box (sealed in place), nonce, message box
+    /// (container written and sealed in place).
+    static func sealBytes(_ message: OutgoingMessage, sender: ThreemaID, keys: PairKeys, metadata: [UInt8]?,
+                          nonce: [UInt8], paddingLength: Int) throws(ThreemaError) -> [UInt8] {
+        let receiver = keys.contact.id
+        let nickname = message.nickname.map { Array($0.utf8) } ?? []
+        let legacyNeeded = metadata == nil || receiver.isGatewayID
+        if legacyNeeded, nickname.count > 32 { throw .invalidArgument("a legacy nickname has at most 32 bytes") }
+        let metaBoxLength = metadata.map { $0.count + 16 } ?? 0
+        guard metaBoxLength <= Int(UInt16.max) else { throw .invalidArgument("metadata too long") }
+        let body = message.container.body
+        let containerLength = 1 + body.count + paddingLength
+        let total = MessageEnvelope.overheadByteCount + metaBoxLength + 16 + containerLength
+        var failed = false
+        let out = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            let b = UnsafeMutableRawBufferPointer(buffer)
+            b.initializeMemory(as: UInt8.self, repeating: 0)
+            b.storeBytes(of: sender.packed.littleEndian, toByteOffset: 0, as: UInt64.self)
+            b.storeBytes(of: receiver.packed.littleEndian, toByteOffset: 8, as: UInt64.self)
+            b.storeBytes(of: message.messageID.littleEndian, toByteOffset: 16, as: UInt64.self)
+            b.storeBytes(of: UInt32(clamping: message.createdAt / 1000).littleEndian, toByteOffset: 24, as: UInt32.self)
+            b[28] = message.flags.rawValue
+            b.storeBytes(of: UInt16(metaBoxLength).littleEndian, toByteOffset: 30, as: UInt16.self)
+            if legacyNeeded, !nickname.isEmpty {
+                nickname.withUnsafeBytes { (b.baseAddress! + 32).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
+            var o = 64
+            if let metadata {
+                metadata.withUnsafeBytes { (b.baseAddress! + o + 16).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                do {
+                    try SecretBox.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[(o + 16)..<(o + metaBoxLength)]),
+                                       tag: UnsafeMutableRawBufferPointer(rebasing: b[o..<(o + 16)]),
+                                       using: keys.metadataKey, nonce: nonce)
+                } catch { failed = true }
+                o += metaBoxLength
+            }
+            nonce.withUnsafeBytes { (b.baseAddress! + o).copyMemory(from: $0.baseAddress!, byteCount: 24) }
+            o += 24
+            let c = o + 16
+            b[c] = message.container.type.rawValue
+            body.withUnsafeBytes { if $0.count > 0 { (b.baseAddress! + c + 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+            (b.baseAddress! + c + 1 + body.count).initializeMemory(as: UInt8.self, repeating: UInt8(paddingLength),
+                                                                   count: paddingLength)
+            do {
+                try SecretBox.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[c..<(c + containerLength)]),
+                                   tag: UnsafeMutableRawBufferPointer(rebasing: b[o..<c]),
+                                   using: keys.sharedKey.symmetricKey, nonce: nonce)
+            } catch { failed = true }
+            count = total
         }
-        let box: [UInt8]
-        do { box = try keys.sharedKey.seal(plaintext, nonce: nonce) } catch { throw .invalidArgument("nonce") }
-        return MessageEnvelope(
-            sender: identity.id, receiver: keys.contact.id, messageID: message.messageID,
-            createdAt: UInt32(clamping: message.createdAt / 1000), flags: message.flags,
-            legacyNickname: legacy, metadataBox: metadataBox, nonce: nonce, messageBox: box)
+        // Only a key of the wrong size can fail here, and PairKeys never holds one.
+        guard !failed else { throw .invalidArgument("key") }
+        return out
     }
 
     /// Seals one message for every member of a group: each member gets its own envelope and nonce,
@@ -340,16 +384,16 @@ public enum EndToEnd {
         format: EnvelopeFormat = .withMetadata, using rng: inout R
     ) -> GroupSealResult {
         var result = GroupSealResult()
+        result.sealed.reserveCapacity(members.count)
         let padding = MessageContainer.paddingLength(bodyByteCount: message.container.body.count, using: &rng)
-        var plaintext = message.container.encoded(paddingLength: padding)
-        defer { plaintext.secureWipe() }
+        var meta = format == .withMetadata ? metadataPlaintext(message) : nil
+        defer { meta?.secureWipe() }
         for member in members {
             do throws(ThreemaError) {
                 let keys = try cache.keys(for: member)
-                var nonce = [UInt8](repeating: 0, count: 24)
-                for i in 0..<3 { withUnsafeBytes(of: rng.next()) { nonce.replaceSubrange((8 * i)..<(8 * i + 8), with: $0) } }
-                let env = try seal(message, plaintext: plaintext, from: cache.identity, keys: keys, format: format, nonce: nonce)
-                result.sealed.append((member.id, env.encoded))
+                let bytes = try sealBytes(message, sender: cache.identity.id, keys: keys, metadata: meta,
+                                          nonce: randomNonce(&rng), paddingLength: padding)
+                result.sealed.append((member.id, bytes))
             } catch {
                 result.refused.append((member.id, error))
             }

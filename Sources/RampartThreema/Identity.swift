@@ -6,8 +6,8 @@ import Rampart
 /// A Threema ID: 8 characters, the first from `0-9`, `A-Z` or `*` (a Gateway ID), the other seven
 /// from `0-9` and `A-Z`. Stored as its 8 ASCII bytes, as it travels on the wire.
 public struct ThreemaID: Hashable, Sendable, CustomStringConvertible, Comparable {
-    /// The 8 ASCII bytes.
-    public let bytes: [UInt8]
+    /// The 8 ASCII bytes packed little-endian (byte 0 lowest): cheap to hash and compare.
+    public let packed: UInt64
 
     /// Validates `string`.
     ///
@@ -21,19 +21,24 @@ public struct ThreemaID: Hashable, Sendable, CustomStringConvertible, Comparable
     /// - Throws: ``ThreemaError/invalidIdentity``.
     public init<C: Collection<UInt8>>(bytes: C) throws(ThreemaError) {
         guard bytes.count == 8 else { throw .invalidIdentity }
-        let b = Array(bytes)
         func alnum(_ c: UInt8) -> Bool { (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) }
-        guard alnum(b[0]) || b[0] == 0x2A, b[1...].allSatisfy(alnum) else { throw .invalidIdentity }
-        self.bytes = b
+        var v: UInt64 = 0
+        for (i, c) in bytes.enumerated() {
+            guard alnum(c) || (i == 0 && c == 0x2A) else { throw .invalidIdentity }
+            v |= UInt64(c) << (8 * UInt64(i))
+        }
+        packed = v
     }
 
+    /// The 8 ASCII bytes.
+    public var bytes: [UInt8] { withUnsafeBytes(of: packed.littleEndian) { Array($0) } }
     /// The ID as a string.
     public var string: String { String(decoding: bytes, as: UTF8.self) }
     public var description: String { string }
     /// Whether this is a Gateway ID (starts with `*`).
-    public var isGatewayID: Bool { bytes[0] == 0x2A }
+    public var isGatewayID: Bool { packed & 0xFF == 0x2A }
 
-    public static func < (a: ThreemaID, b: ThreemaID) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
+    public static func < (a: ThreemaID, b: ThreemaID) -> Bool { a.packed.byteSwapped < b.packed.byteSwapped }
 }
 
 /// A contact: a Threema ID and its X25519 identity public key (the "client key", CK).
@@ -63,12 +68,12 @@ public struct ThreemaContact: Hashable, Sendable {
     public var fingerprint: ThreemaFingerprint { ThreemaFingerprint(publicKey: publicKey) }
 
     public static func == (a: ThreemaContact, b: ThreemaContact) -> Bool {
-        a.id == b.id && a.publicKey.rawRepresentation == b.publicKey.rawRepresentation
+        a.id == b.id && a.publicKey == b.publicKey
     }
 
     public func hash(into h: inout Hasher) {
         h.combine(id)
-        h.combine(publicKey.rawRepresentation)
+        publicKey.rawRepresentation.withUnsafeBytes { h.combine(bytes: $0) }
     }
 }
 
