@@ -95,7 +95,7 @@ let package = Package(
         // Data codecs the protocols need (protobuf wire format, …): stdlib only, no cryptography.
         .target(name: "RampartCodecs", path: "Sources/RampartCodecs"),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).
-        .target(name: "RampartMTProto", dependencies: ["Rampart"], path: "Sources/RampartMTProto"),
+        .target(name: "RampartMTProto", dependencies: ["Rampart", "RampartCodecs"], path: "Sources/RampartMTProto"),
         // The loopback MTProto test server's logic (sans-I/O; `rampart mtproto serve` owns its sockets):
         // not part of any library product.
         .target(name: "RampartMTProtoServer", dependencies: ["RampartMTProto"], path: "Sources/RampartMTProtoServer"),
@@ -143,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartMTProtoTests",
-            dependencies: ["RampartMTProto", "RampartMTProtoServer", "Rampart", "RampartVectors", "RampartTestSupport"],
+            dependencies: ["RampartMTProto", "RampartMTProtoServer", "Rampart", "RampartCodecs", "RampartVectors", "RampartTestSupport"],
             path: "Tests/RampartMTProtoTests"
         ),
         .testTarget(

@@ -2,6 +2,8 @@
 // transport-level special packets (§6.5), as an encoder and a streaming decoder. Plain values: no I/O,
 // no clock; the only randomness (padded intermediate's padding) comes in as a parameter.
 
+import RampartCodecs  // CRC32 (full transport)
+
 /// Turns packets into transport frames for one direction of one connection (Docs/MTProto.md §6.1–6.4).
 ///
 /// A `.client` encoder prepends the framing's tag (§6.1–6.3) to its first frame unless told not to

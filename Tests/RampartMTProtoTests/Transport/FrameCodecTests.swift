@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RampartMTProto
+import RampartCodecs
 import RampartTestSupport
 
 /// The sample req_pq_multi packet of Docs/MTProto.md §10.A (40 bytes), as framed in vector D3.

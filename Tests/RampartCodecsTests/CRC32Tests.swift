@@ -1,5 +1,5 @@
 import Testing
-import Rampart
+import RampartCodecs
 import RampartTestSupport
 
 /// Deterministic test input: byte i is (7i + 3) mod 256.

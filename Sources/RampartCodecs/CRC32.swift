@@ -1,5 +1,6 @@
 // CRC-32 (IEEE 802.3, the zlib/PNG/gzip one): reflected polynomial 0xEDB88320, initial value and
-// final XOR 0xFFFFFFFF. Used by MTProto's full transport (Docs/MTProto.md §6.4) and by TL constructor ids.
+// final XOR 0xFFFFFFFF. Used by gzip (RFC 1952 trailer), MTProto's full transport (Docs/MTProto.md §6.4)
+// and TL constructor ids. A checksum, not cryptography: it lives in RampartCodecs, not Rampart.
 // Portable slicing-by-8: eight 1 KiB tables, eight input bytes per step.
 
 /// The IEEE CRC-32 checksum, as computed by zlib's `crc32`, incremental or one-shot.
