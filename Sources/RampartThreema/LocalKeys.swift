@@ -26,9 +26,14 @@ public struct SafeKeys: Sendable {
 
     /// As ``init(password:identity:)`` from raw password bytes (no length rule: for vectors).
     public init(passwordBytes: [UInt8], identity: ThreemaID) throws(ThreemaError) {
+        try self.init(passwordBytes: passwordBytes, identity: identity, n: 65536)
+    }
+
+    /// With another scrypt cost N (tests in debug builds).
+    init(passwordBytes: [UInt8], identity: ThreemaID, n: Int) throws(ThreemaError) {
         let mk: SymmetricKey
         do {
-            mk = try Scrypt.deriveKey(password: passwordBytes, salt: identity.bytes, n: 65536, r: 8, p: 1,
+            mk = try Scrypt.deriveKey(password: passwordBytes, salt: identity.bytes, n: n, r: 8, p: 1,
                                       outputByteCount: 64)
         } catch { throw .invalidArgument("scrypt: \(error)") }
         backupID = mk.withUnsafeBytes { Array($0[0..<32]) }
@@ -72,8 +77,13 @@ public struct ProtectedMasterKey: Hashable, Sendable {
 
     /// Protects with a given salt (vectors).
     public static func protect(masterKey: SymmetricKey, passphrase: String, salt: [UInt8]) throws(ThreemaError) -> ProtectedMasterKey {
+        try protect(masterKey: masterKey, passphrase: passphrase, salt: salt, n: 65536)
+    }
+
+    /// With another scrypt cost N (tests in debug builds).
+    static func protect(masterKey: SymmetricKey, passphrase: String, salt: [UInt8], n: Int) throws(ThreemaError) -> ProtectedMasterKey {
         guard masterKey.byteCount == 32 else { throw .invalidArgument("a master key has 32 bytes") }
-        let pad = try Self.pad(passphrase, salt)
+        let pad = try Self.pad(passphrase, salt, n: n)
         let prot = masterKey.withUnsafeBytes { m in pad.withUnsafeBytes { p in (0..<32).map { m[$0] ^ p[$0] } } }
         let ver = masterKey.withUnsafeBytes { Array(Insecure.SHA1.hash(bufferPointer: $0).bytes.prefix(4)) }
         return try ProtectedMasterKey(protectedKey: prot, salt: salt, verification: ver)
@@ -84,7 +94,12 @@ public struct ProtectedMasterKey: Hashable, Sendable {
     /// - Throws: ``ThreemaError/wrongPassword`` when the verification bytes differ (compared in
     ///   constant time); no key is returned then.
     public func unlock(passphrase: String) throws(ThreemaError) -> SymmetricKey {
-        let pad = try Self.pad(passphrase, salt)
+        try unlock(passphrase: passphrase, n: 65536)
+    }
+
+    /// With another scrypt cost N (tests in debug builds).
+    func unlock(passphrase: String, n: Int) throws(ThreemaError) -> SymmetricKey {
+        let pad = try Self.pad(passphrase, salt, n: n)
         var master = pad.withUnsafeBytes { p in (0..<32).map { protectedKey[$0] ^ p[$0] } }
         defer { master.secureWipe() }
         let ver = Array(Insecure.SHA1.hash(data: master).bytes.prefix(4))
@@ -92,10 +107,10 @@ public struct ProtectedMasterKey: Hashable, Sendable {
         return SymmetricKey(data: master)
     }
 
-    private static func pad(_ passphrase: String, _ salt: [UInt8]) throws(ThreemaError) -> SymmetricKey {
+    private static func pad(_ passphrase: String, _ salt: [UInt8], n: Int) throws(ThreemaError) -> SymmetricKey {
         var pw = Array(passphrase.utf8)
         defer { pw.secureWipe() }
-        do { return try Scrypt.deriveKey(password: pw, salt: salt, n: 65536, r: 8, p: 1, outputByteCount: 32) } catch {
+        do { return try Scrypt.deriveKey(password: pw, salt: salt, n: n, r: 8, p: 1, outputByteCount: 32) } catch {
             throw .invalidArgument("scrypt: \(error)")
         }
     }

@@ -184,11 +184,13 @@ public func requireEmptyBody(_ body: [UInt8]) throws(ThreemaError) {
 
 /// A decoded message body by type. Types without a model here, and unknown types, are kept as
 /// ``opaque(_:_:)`` with their raw body: decoding never traps and never drops a message.
-public enum MessageBody: Hashable, Sendable {
+public enum MessageBody: Equatable, Sendable {
     case text(TextMessage)
     case location(LocationMessage)
     case deliveryReceipt(DeliveryReceipt)
     case typing(TypingIndicator)
+    case file(FileMessage)
+    case image(ImageMessage)
     case setProfilePicture(SetProfilePicture)
     case deleteProfilePicture
     case requestProfilePicture
@@ -209,6 +211,7 @@ public enum MessageBody: Hashable, Sendable {
             case .groupText: .text
             case .groupLocation: .location
             case .groupDeliveryReceipt: .deliveryReceipt
+            case .groupFile: .file
             case .groupSetProfilePicture: .contactSetProfilePicture
             case .groupDeleteProfilePicture: .contactDeleteProfilePicture
             default: nil
@@ -223,6 +226,8 @@ public enum MessageBody: Hashable, Sendable {
         switch t {
         case .text: self = .text(try TextMessage(decoding: body))
         case .location: self = .location(try LocationMessage(decoding: body))
+        case .file: self = .file(try FileMessage(decoding: body))
+        case .image: self = .image(try ImageMessage(decoding: body))
         case .deliveryReceipt: self = .deliveryReceipt(try DeliveryReceipt(decoding: body))
         case .typingIndicator: self = .typing(try TypingIndicator(decoding: body))
         case .contactSetProfilePicture: self = .setProfilePicture(try SetProfilePicture(decoding: body))

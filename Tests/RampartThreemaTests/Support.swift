@@ -23,3 +23,9 @@ func mutated(_ bytes: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
     }
     return b
 }
+
+#if DEBUG
+let isDebugBuild = true
+#else
+let isDebugBuild = false
+#endif
