@@ -128,7 +128,7 @@ let package = Package(
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartTestSupportC", "RampartTestSupport"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartCodecs", "RampartTestSupportC", "RampartTestSupport"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(

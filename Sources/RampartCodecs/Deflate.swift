@@ -62,8 +62,8 @@ public enum DeflateError: Error, Equatable, Sendable {
 /// ```
 ///
 /// Memory: the output buffer grows by doubling and never beyond `maxOutputBytes`; the returned array
-/// is a copy of it, so the peak is at most twice the limit plus 16 KiB of tables. Time is linear in
-/// the input and output sizes.
+/// is a copy of it, so the peak is at most twice the limit plus about 20 KiB of Huffman tables.
+/// Time is linear in the input and output sizes.
 public enum Deflate {
     /// Decodes a complete raw DEFLATE stream. Every byte of `data` must belong to the stream (the
     /// unused bits of the final byte must be present but are ignored).
@@ -102,7 +102,7 @@ public enum Deflate {
         } catch {
             return .failure(error)
         }
-        return .success((inflater.takeOutput(), inflater.consumedEnd, input.count))
+        return .success((inflater.outputArray(), inflater.consumedEnd, input.count))
     }
 }
 
@@ -248,8 +248,8 @@ struct Inflater {
         out = nil
     }
 
-    /// The output as an array (the internal buffer stays owned by the inflater).
-    func takeOutput() -> [UInt8] {
+    /// A copy of the output (the buffer itself stays owned by the inflater, which frees it).
+    func outputArray() -> [UInt8] {
         guard let out, outCount > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: out, count: outCount))
     }

@@ -83,11 +83,12 @@ public enum Gzip {
 
     static func readMember(_ p: UnsafeBufferPointer<UInt8>, maxOutputBytes: Int) -> Result<(Member, Int, Int), DeflateError> {
         let n = p.count
-        guard n >= 10 else { return .failure(n >= 2 && (p[0] != 0x1F || p[1] != 0x8B) ? .invalidHeader : .truncated) }
-        guard p[0] == 0x1F, p[1] == 0x8B else { return .failure(.invalidHeader) }
-        guard p[2] == 8 else { return .failure(.unsupportedMethod) }
+        // Judge the fixed header bytes that are present before asking for the rest.
+        if n >= 1 && p[0] != 0x1F || n >= 2 && p[1] != 0x8B { return .failure(.invalidHeader) }
+        if n >= 3 && p[2] != 8 { return .failure(.unsupportedMethod) }
+        if n >= 4 && p[3] & 0xE0 != 0 { return .failure(.unsupportedFlags) }
+        guard n >= 10 else { return .failure(.truncated) }
         let flags = p[3]
-        guard flags & 0xE0 == 0 else { return .failure(.unsupportedFlags) }
         var header = Header(isText: flags & 1 != 0,
                             modificationTime: UInt32(p[4]) | UInt32(p[5]) << 8 | UInt32(p[6]) << 16 | UInt32(p[7]) << 24,
                             extraFlags: p[8], operatingSystem: p[9], hasHeaderCRC: flags & 2 != 0)

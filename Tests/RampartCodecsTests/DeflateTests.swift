@@ -330,6 +330,9 @@ struct DeflateTests {
         var b = gz; b[0] = 0x1E; gzError(.invalidHeader, b)
         b = gz; b[1] = 0x8C; gzError(.invalidHeader, b)
         gzError(.invalidHeader, [0x50, 0x4B, 3, 4])
+        gzError(.invalidHeader, [0x1E])
+        gzError(.unsupportedMethod, [0x1F, 0x8B, 0x09])
+        gzError(.unsupportedFlags, [0x1F, 0x8B, 0x08, 0x80])
         b = gz; b[2] = 7; gzError(.unsupportedMethod, b)
         for bit in [0x20, 0x40, 0x80] { b = gz; b[3] |= UInt8(bit); gzError(.unsupportedFlags, b) }
         b = gz; b[b.count - 8] ^= 1; gzError(.checksumMismatch, b)
