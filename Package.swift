@@ -128,7 +128,7 @@ let package = Package(
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartCodecs", "RampartTestSupportC", "RampartTestSupport"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartCodecs", "RampartTestSupportC", "RampartTestSupport", "RampartThreema"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(

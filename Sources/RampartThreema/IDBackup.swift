@@ -41,8 +41,8 @@ public enum IDBackup {
         try encode(identity: identity, password: password, salt: salt, iterations: legacyIterations)
     }
 
-    /// As ``encode(identity:password:salt:)`` with another PBKDF2 cost (tests in debug builds).
-    static func encode(identity: ThreemaIdentity, password: String, salt: [UInt8], iterations: Int) throws(ThreemaError) -> String {
+    /// As ``encode(identity:password:salt:)`` with another PBKDF2 cost (tests in debug builds, fuzzing).
+    @_spi(Testing) public static func encode(identity: ThreemaIdentity, password: String, salt: [UInt8], iterations: Int) throws(ThreemaError) -> String {
         guard salt.count == 8 else { throw .invalidArgument("an ID backup salt has 8 bytes") }
         var plain = identity.id.bytes + identity.privateKey.rawRepresentation
         defer { plain.secureWipe() }
@@ -75,8 +75,8 @@ public enum IDBackup {
         try decode(text, password: password, iterations: legacyIterations)
     }
 
-    /// As ``decode(_:password:)`` with another PBKDF2 cost (tests in debug builds).
-    static func decode(_ text: String, password: String, iterations: Int) throws(ThreemaError) -> ThreemaIdentity {
+    /// As ``decode(_:password:)`` with another PBKDF2 cost (tests in debug builds, fuzzing).
+    @_spi(Testing) public static func decode(_ text: String, password: String, iterations: Int) throws(ThreemaError) -> ThreemaIdentity {
         guard text.utf8.count <= 4096 else { throw .malformedBackup(.invalidLength(text.utf8.count)) }
         let raw: [UInt8]
         do { raw = try Base32.decode(text, mode: .lenient) } catch { throw .malformedBackup(.invalidCharacter) }
