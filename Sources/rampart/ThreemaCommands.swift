@@ -29,7 +29,9 @@ commands:
   blob encrypt|decrypt     media blob under --key HEX (file nonce; --thumbnail for the thumbnail nonce)
   hash email|phone VALUE   address-book hash(es) of VALUE, hex (Gmail addresses give two lines)
   3mid                     contact QR payload: --id ID --public-key HEX [--expiry S], or --parse PAYLOAD
-  safe derive              Threema Safe backup ID and key from --id and the password (stdin or --password-file)
+  safe derive|encrypt|decrypt|backup|restore
+                           Threema Safe: keys from the password, the encrypted blob, the server round trip
+  id-backup encode|decode  Threema ID backup text (password from stdin or --password-file)
 
 Run `rampart threema <command> --help` for a command's options.
 """
@@ -283,9 +285,7 @@ func threemaSafeCommand(_ args: [String]) {
     let cmd = "threema safe"
     guard let sub = args.first, sub != "--help", sub != "-h" else {
         print("""
-        usage: rampart threema safe derive --id ID [--password-file F]
-          derive: prints the backup ID (64 hex) and the encryption key (64 hex) on two lines; the password
-                  (8 to 4096 bytes) is read from --password-file or standard input.
+        \(threemaSafeUsage)
         """)
         exit(args.isEmpty ? 2 : 0)
     }
@@ -306,9 +306,3 @@ func threemaSafeCommand(_ args: [String]) {
         if !threemaSafeExtraCommand(sub, rest) { usageError("\(cmd): unknown command '\(sub)'") }
     }
 }
-
-/// Commands added in other files (`id-backup`, `safe-server`, …): return false when `name` is not one.
-func threemaExtraCommand(_ name: String, _ args: [String]) -> Bool { false }
-
-/// `safe` sub-commands added in other files (`encrypt`, `decrypt`, `backup`, `restore`).
-func threemaSafeExtraCommand(_ name: String, _ args: [String]) -> Bool { false }

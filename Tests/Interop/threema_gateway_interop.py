@@ -198,8 +198,74 @@ async def main():
         check(rc == rc2 == rc3 == 0 and got.type == e2e.Message.Type.file_message and got.file_content == content
               and got.thumbnail_content == thumb, f"rampart file {size} + blobs -> SDK")
 
+    backups_interop(rampart_secret)
     print(f"threema gateway interop: {checks - failures}/{checks} checks passed")
     return failures == 0
+
+
+def backups_interop(secret):
+    """ID backups and Threema Safe against Python's hashlib, gzip and libsodium (libnacl): each side
+    writes, the other reads."""
+    import base64, gzip, hashlib, tempfile
+    import libnacl
+    tmp = tempfile.mkdtemp()
+    pw_path = os.path.join(tmp, "pw")
+    password = "interop password ✓"
+    with open(pw_path, "w") as f:
+        f.write(password + "\n")
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+    def b32(data):
+        bits = "".join(f"{b:08b}" for b in data)
+        bits += "0" * (-len(bits) % 5)
+        return "".join(alphabet[int(bits[i:i + 5], 2)] for i in range(0, len(bits), 5))
+
+    def b32decode(text):
+        bits = "".join(f"{alphabet.index(c):05b}" for c in text)
+        return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
+
+    # Python writes a legacy ID backup; rampart decodes it.
+    salt = os.urandom(8)
+    key = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, 100000, 32)
+    plain = b"ECHOECHO" + secret
+    plain += hashlib.sha256(plain).digest()[:2]
+    raw = salt + libnacl.crypto_stream_xor(plain, bytes(24), key)
+    text = "-".join(b32(raw)[i:i + 4] for i in range(0, 80, 4))
+    backup_path = os.path.join(tmp, "backup")
+    with open(backup_path, "w") as f:
+        f.write(text.lower())
+    rc, out, err = run(["threema", "id-backup", "decode", "--backup-file", backup_path, "--password-file", pw_path])
+    check(rc == 0 and out.decode().split() == ["ECHOECHO", secret.hex()], f"python ID backup -> rampart decode: {err.strip()}")
+    # rampart writes one; Python decodes it.
+    rc, out, err = run(["threema", "id-backup", "encode", "--id", "ECHOECHO", "--secret-key", secret.hex(), "--password-file", pw_path])
+    raw = b32decode(out.decode().strip().replace("-", ""))
+    key = hashlib.pbkdf2_hmac("sha256", password.encode(), raw[:8], 100000, 32)
+    plain = libnacl.crypto_stream_xor(raw[8:], bytes(24), key)
+    check(rc == 0 and len(raw) == 50 and plain[:8] == b"ECHOECHO" and plain[8:40] == secret
+          and plain[40:] == hashlib.sha256(plain[:40]).digest()[:2], f"rampart ID backup -> python: {err.strip()}")
+
+    # Threema Safe keys: scrypt(password, ID, 65536, 8, 1, 64).
+    mk = hashlib.scrypt(password.encode(), salt=b"ECHOECHO", n=65536, r=8, p=1, dklen=64, maxmem=256 << 20)
+    rc, out, err = run(["threema", "safe", "derive", "--id", "ECHOECHO", "--password-file", pw_path])
+    check(rc == 0 and out.decode().split() == [mk[:32].hex(), mk[32:].hex()], f"safe derive vs hashlib.scrypt: {err.strip()}")
+    doc = {"info": {"version": 1, "device": "python"}, "user": {"privatekey": base64.b64encode(secret).decode(), "nickname": "Py"},
+           "contacts": [{"identity": "00000BOB", "verification": 1}], "settings": {"syncContacts": True}}
+    js = json.dumps(doc, separators=(",", ":")).encode()
+    # Python writes blobs (gzip at several levels, and plain JSON); rampart reads them.
+    for level in [0, 6, 9, None]:
+        inner = js if level is None else gzip.compress(js, compresslevel=level)
+        nonce = os.urandom(24)
+        blob = nonce + libnacl.crypto_secretbox(inner, nonce, mk[32:])
+        rc, out, err = run(["threema", "safe", "decrypt", "--key", mk[32:].hex()], blob)
+        check(rc == 0 and json.loads(out) == doc, f"python Safe blob (gzip level {level}) -> rampart decrypt: {err.strip()}")
+        t = bytearray(blob)
+        t[30] ^= 1
+        rc, out, _ = run(["threema", "safe", "decrypt", "--key", mk[32:].hex()], bytes(t))
+        check(rc == 1 and out == b"", "tampered Safe blob refused")
+    # rampart writes one; Python reads it (level-0 gzip inside).
+    rc, blob, err = run(["threema", "safe", "encrypt", "--key", mk[32:].hex()], js)
+    inner = libnacl.crypto_secretbox_open(blob[24:], blob[:24], mk[32:])
+    check(rc == 0 and inner[:2] == b"\x1f\x8b" and json.loads(gzip.decompress(inner)) == doc, f"rampart Safe blob -> python: {err.strip()}")
 
 
 if __name__ == "__main__":
