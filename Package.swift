@@ -104,7 +104,7 @@ let package = Package(
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
-        .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartTestSupport"], path: "Sources/RampartVectors"),
+        .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartCodecs", "RampartTestSupport"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
             dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreema", "RampartReference", "RampartVectors"],
@@ -121,7 +121,7 @@ let package = Package(
         // for valgrind's memcheck (Scripts/ctgrind.sh).
         .executableTarget(
             name: "rampart-ctgrind",
-            dependencies: ["Rampart", "RampartMTProto", "RampartTestSupportC", "RampartTestSupport"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartTestSupportC", "RampartTestSupport", "RampartThreema", "RampartCodecs"],
             path: "Sources/rampart-ctgrind"
         ),
         // libFuzzer targets for every decoder (Scripts/fuzz.sh); without -sanitize=fuzzer it replays

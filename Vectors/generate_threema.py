@@ -3,7 +3,8 @@
 
 Every value is transcribed from the Threema apps' and SDK's published tests (see each case's
 "source"), then re-checked here with Python's hashlib/hmac/base64 and, for the boxes, PyNaCl
-(libsodium). Stops on any mismatch. Standard library plus PyNaCl; run from the repository root:
+(libsodium; libnacl for crypto_stream_xor). Stops on any mismatch. Standard library plus PyNaCl and
+libnacl; run from the repository root:
     python3 Vectors/generate_threema.py [path/to/threema_vectors.json]
 """
 import base64, hashlib, hmac, json, os, sys
@@ -145,6 +146,29 @@ vouch = hashlib.blake2b(sck + ctk_pk, digest_size=32, key=vk).digest()
 cases.append({"id": "login-vouch", "op": "login-vouch", "source": "self-computed with PyNaCl and hashlib (Docs/Threema.md §2.4, csp.struct.yml login v2)",
               "secret": alice_sk, "server_permanent_public": perm_pk.hex(), "server_temporary_public": temp_pk.hex(),
               "server_cookie": sck.hex(), "client_temporary_public": ctk_pk.hex(), "vouch": vouch.hex()})
+
+# ID backups published in libthreema (threema-android domain/libthreema/lib/src/id_backup/mod.rs) and
+# the Android tests (domain/src/test/java/ch/threema/domain/identitybackup/IdentityBackupTest.kt).
+# The legacy ones are re-checked here with hashlib and PyNaCl.
+from libnacl import crypto_stream_xor  # PyNaCl lacks crypto_stream_xor; libnacl (libsodium) has it
+def b32dec(text):
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    bits = "".join(f"{alphabet.index(c):05b}" for c in text.replace("-", ""))
+    return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
+id_backups = [
+    ("id-backup-libthreema-legacy", "libthreema id_backup/mod.rs tests", "testpassword", "0ZAHXXHB",
+     "255d619ebec82341a5abe0b3ff736f900faa3eda1cb86b34f102394f86a41b2c",
+     "4K4M-5Q6T-KFUH-KHL5-2VCJ-ZM57-NL7R-WJTA-V45L-NJAM-WLEU-5DS4-XF7S-OPH4-CTCL-N2CF-3C4C-HPB7-YZWW-U3S6"),
+    ("id-backup-android-legacy", "threema-android IdentityBackupTest.kt", "superS3cr3tpaZZword", "ABCD1234", "cc" * 32,
+     "MXC5-DNNQ-TD67-FLG3-ERIL-XZTX-EZH7-XD4B-X2IF-HJZN-744J-BPZS-S7U7-WNKL-IVN2-J7RX-STEU-X6ZX-VYH5-IHMQ"),
+]
+for cid, source, pw, ident, key, text in id_backups:
+    raw = b32dec(text)
+    k = hashlib.pbkdf2_hmac("sha256", pw.encode(), raw[:8], 100000, 32)
+    plain = crypto_stream_xor(raw[8:], bytes(24), k)
+    assert plain[:8] == ident.encode() and plain[8:40].hex() == key and plain[40:] == hashlib.sha256(plain[:40]).digest()[:2], cid
+    cases.append({"id": cid, "op": "id-backup", "heavy": False, "source": source, "password": pw, "identity": ident,
+                  "secret_key": key, "backup": text})
 
 out = {
     "kind": "threema",

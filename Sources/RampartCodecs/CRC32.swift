@@ -54,6 +54,19 @@ public struct CRC32: Sendable, Hashable {
     }
 
     /// The CRC-32 of a raw buffer in one call.
+    /// The CRC of secret data: bit by bit with masks, no table indexed by the data (a table lookup
+    /// per byte would leak the data through the cache). About ten times slower than
+    /// ``checksum(bufferPointer:)``; the stored gzip writer uses it, since what it wraps is often
+    /// secret (a Threema Safe backup before encryption).
+    public static func checksumConstantTime(bufferPointer: UnsafeRawBufferPointer) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bufferPointer {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+        }
+        return ~crc
+    }
+
     public static func checksum(bufferPointer: UnsafeRawBufferPointer) -> UInt32 {
         var c = CRC32()
         c.update(bufferPointer: bufferPointer)

@@ -148,6 +148,9 @@ public enum Gzip {
     ///   - modificationTime: MTIME (zlib writes 0).
     ///   - operatingSystem: OS (zlib writes 3, Unix, on Unix systems).
     /// - Returns: `data.count + 18 + 5 × max(1, ⌈data.count / 65 535⌉)` bytes.
+    ///
+    /// Constant time in the data (stored blocks are copies; the CRC uses
+    /// ``CRC32/checksumConstantTime(bufferPointer:)``), so secrets may be wrapped.
     public static func compressStored<C: Collection<UInt8>>(_ data: C, modificationTime: UInt32 = 0, operatingSystem: UInt8 = 3) -> [UInt8] {
         let bytes = Array(data)
         var out: [UInt8] = [0x1F, 0x8B, 8, 0]
@@ -156,7 +159,9 @@ public enum Gzip {
         out.append(4)
         out.append(operatingSystem)
         Deflate.appendStored(bytes, to: &out)
-        let crc = CRC32.checksum(data: bytes)
+        // What is wrapped without compression is often secret (a Safe backup before encryption):
+        // the CRC runs without tables indexed by the data.
+        let crc = bytes.withUnsafeBytes { CRC32.checksumConstantTime(bufferPointer: $0) }
         let size = UInt32(truncatingIfNeeded: bytes.count)
         for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i)))) }
         for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: size >> (8 * UInt32(i)))) }

@@ -264,6 +264,17 @@ public enum JSONValue: Sendable, Equatable {
     private static func writeString(_ s: String, to out: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
+        // Strings may hold secrets (a Threema Safe backup's Base64 key): find out without branching
+        // on the bytes whether any needs escaping, and copy the common case in one piece.
+        var needs: UInt32 = 0
+        for b in s.utf8 {
+            needs |= CodecsCT.lessMask(b, 0x20) | CodecsCT.equalMask(b, 0x22) | CodecsCT.equalMask(b, 0x5C)
+        }
+        if !CodecsCT.flag(needs) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]

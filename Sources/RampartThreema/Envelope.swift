@@ -256,6 +256,9 @@ public struct MessageEnvelope: Hashable, Sendable {
         var plaintext: [UInt8]
         do { plaintext = try keys.sharedKey.open(messageBox, nonce: nonce) } catch { throw .authenticationFailed }
         defer { plaintext.secureWipe() }
+        // Public by design from here: the authenticated plaintext, which the receiver parses (padding,
+        // type, body). Tells the constant-time checker; no effect otherwise.
+        plaintext.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }
         var metadata: MessageMetadata?
         if let metadataBox {
             var raw: [UInt8]
@@ -263,6 +266,7 @@ public struct MessageEnvelope: Hashable, Sendable {
                 throw .authenticationFailed
             }
             defer { raw.secureWipe() }
+            raw.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }   // authenticated: parsed
             do { metadata = try MessageMetadata(decoding: raw) } catch { throw .malformedMetadata(error) }
             guard metadata?.messageID == messageID else { throw .metadataMessageIDMismatch }
         }

@@ -49,6 +49,7 @@ public enum IDBackup {
         plain += SHA256.hash(data: plain).bytes.prefix(2)
         var data = try xorKeystream(plain, password: password, salt: salt, iterations: iterations)
         defer { data.secureWipe() }
+        data.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }   // the ciphertext: public by design
         return grouped(Base32.encode(salt + data))
     }
 
@@ -87,6 +88,8 @@ public enum IDBackup {
         defer { plain.secureWipe() }
         let check = SHA256.hash(data: plain[0..<40]).bytes.prefix(2)
         guard ConstantTime.equals(check, plain[40..<42]) else { throw .wrongPassword }
+        // Public by design: the ID (not the key) once the check matched; it is validated below.
+        plain.withUnsafeBytes { declassify($0.baseAddress!, 8) }
         guard let id = try? ThreemaID(bytes: plain[0..<8]) else { throw .malformedBackup(.invalidIdentity) }
         return try ThreemaIdentity(id: id, privateKey: plain[8..<40])
     }

@@ -208,6 +208,8 @@ public enum ThreemaSafe {
         var plain: [UInt8]
         do { plain = try SecretBox.open(blob[24...], using: key, nonce: blob[0..<24]) } catch { throw .authenticationFailed }
         defer { plain.secureWipe() }
+        // Public by design from here: the authenticated backup, which its owner decompresses and parses.
+        plain.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }
         if plain.count >= 2, plain[0] == 0x1f, plain[1] == 0x8b {
             do { return try Gzip.decompress(plain, maxOutputBytes: maximumPlaintextBytes) } catch .outputLimitExceeded {
                 throw .malformedSafeBackup(.tooLarge(limit: maximumPlaintextBytes))

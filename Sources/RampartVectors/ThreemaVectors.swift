@@ -4,6 +4,7 @@
 import Foundation
 import Rampart
 import RampartThreema
+import RampartCodecs
 
 enum ThreemaVectors {
     static func threemaCase(_ id: String, _ c: [String: Any]) throws -> VectorResult {
@@ -97,6 +98,19 @@ enum ThreemaVectors {
                       opened.container.type == msg.container.type, opened.metadata == nil ? legacy : !legacy
                 else { throw VectorFileError.malformed(id, "opened fields differ") }
                 return sealed + opened.container.body
+            }
+        case "id-backup":
+            // Decode the published text (and a lower-case, dash-free retyping of it); re-encoding
+            // with the backup's own salt must give the published text back (legacy scheme).
+            let text: String = try field(c, "backup", id)
+            let want = Array((try field(c, "identity", id) as String).utf8) + (try hexField(c, "secret_key", id))
+            return checkOnce("threema", id, expected: want + want + Array(text.utf8)) {
+                let password: String = try field(c, "password", id)
+                let a = try IDBackup.decode(text, password: password)
+                let b = try IDBackup.decode(text.lowercased().split(separator: "-").joined(), password: password)
+                let salt = Array(try Base32.decode(text, mode: .lenient).prefix(8))
+                let again = try IDBackup.encode(identity: a, password: password, salt: salt)
+                return a.id.bytes + a.privateKey.rawRepresentation + b.id.bytes + b.privateKey.rawRepresentation + Array(again.utf8)
             }
         case "directory-response":
             let want = try hexField(c, "response", id)

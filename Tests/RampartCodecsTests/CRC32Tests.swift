@@ -73,3 +73,16 @@ struct CRC32Tests {
         #expect(cont.finalize() == whole)
     }
 }
+
+@Suite("CRC32 constant time")
+struct CRC32ConstantTimeTests {
+    @Test func agreesWithTheTableVersion() {
+        var rng = SplitMix64(seed: 0xc7c)
+        for n in [0, 1, 7, 8, 9, 63, 64, 1000, 4099] {
+            let data = randomBytes(count: n, using: &rng)
+            let ct = data.withUnsafeBytes { CRC32.checksumConstantTime(bufferPointer: $0) }
+            #expect(ct == CRC32.checksum(data: data), "length \(n)")
+        }
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32.checksumConstantTime(bufferPointer: $0) } == 0xCBF4_3926)
+    }
+}

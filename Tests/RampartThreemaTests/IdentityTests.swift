@@ -1,7 +1,7 @@
 import Rampart
 import RampartTestSupport
 import Testing
-@testable import RampartThreema
+@_spi(Testing) @testable import RampartThreema
 
 @Suite("Threema identities and trust")
 struct IdentityTests {

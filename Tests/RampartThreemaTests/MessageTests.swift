@@ -2,7 +2,7 @@ import Rampart
 import RampartCodecs
 import RampartTestSupport
 import Testing
-@testable import RampartThreema
+@_spi(Testing) @testable import RampartThreema
 
 @Suite("Threema end-to-end messages")
 struct MessageTests {

@@ -1,6 +1,6 @@
 import Rampart
 import RampartTestSupport
-@testable import RampartThreema
+@_spi(Testing) @testable import RampartThreema
 
 /// A deterministic identity for tests: ID and secret key from a seed.
 func testIdentity(_ id: String, seed: UInt64) -> ThreemaIdentity {
