@@ -133,7 +133,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartReference", "RampartTestSupport"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartCodecs", "RampartReference", "RampartTestSupport"],
             path: "Benchmarks"
         ),
         .testTarget(

@@ -8,6 +8,7 @@
 import Rampart
 import RampartReference
 import RampartThreema
+import RampartCodecs
 
 private struct BenchRNG: RandomNumberGenerator {
     var s: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -199,6 +200,29 @@ func threemaRows() -> [Row] {
         })
     }
     rows.append(Row(operation: "threema-blob-encrypt", size: 1 << 20, unit: .mbps, contenders: bcs))
+
+    // Decode a legacy ID backup: Base32, PBKDF2-HMAC-SHA256 (100 000), XSalsa20, the check. The
+    // reference composes OpenSSL's PKCS5_PBKDF2_HMAC (libsodium has no PBKDF2) with libsodium's
+    // crypto_stream_xsalsa20_xor and a SHA-256 check.
+    var brng = BenchRNG()
+    let backupText = try! IDBackup.encode(identity: alice, password: "correct horse battery", using: &brng)
+    var ics = [Contender(implementation: "rampart") {
+        let i = try! IDBackup.decode(backupText, password: "correct horse battery")
+        consume(UInt8(truncatingIfNeeded: i.id.packed))
+    }]
+    if let o = OpenSSL.shared, let s = sodiumSalsa, let g = sodium {
+        let raw = try! Base32.decode(backupText, mode: .lenient)
+        ics.append(Contender(implementation: "openssl+libsodium") {
+            let decoded = try! Base32.decode(backupText, mode: .lenient)
+            let key = try! o.pbkdf2("sha256", password: Array("correct horse battery".utf8), salt: Array(decoded[0..<8]),
+                                    iterations: 100_000, length: 32)
+            let plain = s.xsalsa20Xor(Array(decoded[8...]), nonce: [UInt8](repeating: 0, count: 24), key: key)
+            let check = try! g.digest("sha256", Array(plain[0..<40]))
+            precondition(check[0] == plain[40] && check[1] == plain[41] && raw.count == 50)
+            consume(plain[0])
+        })
+    }
+    rows.append(Row(operation: "threema-id-backup-decode", size: 0, unit: .opsps, contenders: ics))
 
     // Threema Safe key derivation: scrypt(password, ID, 65536, 8, 1, 64) split in two.
     let id = try! ThreemaID("ECHOECHO")

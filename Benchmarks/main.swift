@@ -74,7 +74,7 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),
     (["mtproto-handshake"], mtprotoHandshakeRows),
     (["threema-message-seal", "threema-message-open", "threema-group-seal-100", "threema-blob-encrypt",
-      "threema-safe-derive"], threemaRows),
+      "threema-safe-derive", "threema-id-backup-decode"], threemaRows),
 ]
 
 /// Whether `--filter` selects an operation (everything without a filter).
