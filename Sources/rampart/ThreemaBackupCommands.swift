@@ -30,11 +30,12 @@ usage: rampart threema safe derive --id ID [--password-file F]
            JSON must be a valid Safe backup document (schema version 1).
   decrypt: any gzip level or plain JSON inside; exit 1 with nothing on stdout when the blob does not
            authenticate or the document is not a valid backup.
-  backup:  derives the keys from the password (8 to 4096 bytes), encrypts the document (from --json-file,
-           or a fresh one with only the identity's key made from --secret-key-file) and uploads it with
-           PUT <server>/backups/<backup ID>; restore downloads, decrypts and validates it and prints the
-           JSON. --server is an http:// URL (plain HTTP: for a loopback or trusted-network server; this
-           tool has no TLS); user:password@ in the URL sends HTTP Basic auth.
+  backup:  derives the keys from the password (8 to 4096 bytes), validates and encrypts the document
+           (from --json-file, or standard input when the password comes from --password-file), checks the
+           server's maxBackupBytes (GET config) and uploads it with PUT <server>/backups/<backup ID>;
+           prints the backup ID. restore downloads, decrypts and validates it and prints the JSON.
+           --server is an http:// URL (plain HTTP: for a loopback or trusted-network server; this tool
+           has no TLS); user:password@ in the URL sends HTTP Basic auth. Failures exit 1.
   The password comes from --password-file or standard input, never from the command line.
 """
 
@@ -149,8 +150,4 @@ func threemaSafeCryptCommand(_ mode: String, _ args: [String]) {
             checkFailure("\(cmd): \(error)")
         }
     }
-}
-
-func threemaSafeServerClientCommand(_ mode: String, _ args: [String]) {
-    usageError("threema safe \(mode): not available yet")
 }
