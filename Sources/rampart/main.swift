@@ -13,6 +13,7 @@
 //   rampart rsa keygen --out FILE | rampart rsa public --key FILE
 //   rampart mtproto serve --port P [--rsa-key FILE] [--transports all]
 //   rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME
+//   rampart threema safe-server --port P --dir DIR [--max-backup-bytes N] [--retention-days N] [--auth-file FILE] [--rate R[:B]]
 //   rampart vectors [PATH...]
 //   rampart info
 //
@@ -39,6 +40,7 @@ commands:
   prime check --hex HEX [--safe]      print prime, safe-prime or composite
   rsa keygen|public                   2048-bit RSA key to a PEM file; public key PEM and fingerprint
   mtproto serve|ping                  loopback MTProto test server; Swift client ping against it
+  threema safe-server                 Threema Safe backup server on 127.0.0.1 (see rampart threema --help)
   vectors [PATH...]                   run reference vector files, print pass/fail counts
   info                                CPU features, selected kernels and reference libraries
 
@@ -77,6 +79,7 @@ case "stream": streamCommand(arguments)
 case "prime": primeCommand(arguments)
 case "rsa": rsaCommand(arguments)
 case "mtproto": mtprotoCommand(arguments)
+case "threema": threemaCommand(arguments)
 case "vectors": vectorsCommand(arguments)
 case "info": infoCommand(arguments)
 default: usageError("unknown command '\(command)' (see rampart --help)")
