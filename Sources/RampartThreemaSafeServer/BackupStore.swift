@@ -12,6 +12,15 @@ private let sysRead = Darwin.read
 private let sysWrite = Darwin.write
 #endif
 
+/// A file's modification time in Unix seconds.
+private func modifiedSeconds(_ st: stat) -> Double {
+    #if canImport(Darwin)
+    return Double(st.st_mtimespec.tv_sec) + Double(st.st_mtimespec.tv_nsec) / 1e9
+    #else
+    return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+    #endif
+}
+
 /// A Threema Safe backup ID as the server API uses it: exactly 64 lowercase hex characters (the
 /// first 32 bytes of the Safe master key, Docs/Threema.md §4.2).
 public struct SafeBackupID: Hashable, Sendable, CustomStringConvertible {
@@ -125,7 +134,7 @@ public final class DirectoryBackupStore: SafeBackupStore {
             if errno == ENOENT { return nil }
             throw Self.errorText("stat \(id)")
         }
-        return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+        return modifiedSeconds(st)
     }
 
     public func read(_ id: SafeBackupID) throws(SafeStoreError) -> StoredBackup? {
@@ -147,7 +156,7 @@ public final class DirectoryBackupStore: SafeBackupStore {
             guard n > 0 else { throw Self.errorText("read \(id)") }
             off += n
         }
-        return StoredBackup(bytes: bytes, modified: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+        return StoredBackup(bytes: bytes, modified: modifiedSeconds(st))
     }
 
     public func write(_ id: SafeBackupID, _ bytes: [UInt8], now: Double) throws(SafeStoreError) {
@@ -226,7 +235,7 @@ public final class DirectoryBackupStore: SafeBackupStore {
         for name in try names() where name.hasPrefix(".tmp-") {
             var st = stat()
             guard stat(path(name), &st) == 0 else { continue }
-            if now - Double(st.st_mtim.tv_sec) > age, unlink(path(name)) == 0 { removed += 1 }
+            if now - modifiedSeconds(st) > age, unlink(path(name)) == 0 { removed += 1 }
         }
         return removed
     }

@@ -309,7 +309,11 @@ public struct SafeServer {
             let response = handle(req, address: c.address, now: now, log: &reply.log)
             requestsServed += 1
             let keep = req.keepAlive
-            reply.send += response.serialized(close: !keep, headOnly: req.method == "HEAD")
+            reply.log.append("connection \(id) from \(c.address): \(req.method) \(Self.logTarget(req.target)) "
+                             + "\(response.status) \(response.body.count)")
+            var r = response
+            if keep && req.version == .http10 { r.headers.append(HTTPHeader(name: "Connection", value: "keep-alive")) }
+            reply.send += r.serialized(close: !keep, headOnly: req.method == "HEAD")
             if !keep {
                 reply.close = true
                 connections[id] = nil
@@ -365,6 +369,19 @@ public struct SafeServer {
     }
 
     // MARK: - Requests
+
+    /// The target for a log line: at most 80 characters, non-printable bytes as `?`, and a backup ID
+    /// shortened to its first 8 hex digits (the full ID is what fetches the encrypted backup).
+    static func logTarget(_ target: String) -> String {
+        var t = String(decoding: target.utf8.prefix(80).map { $0 >= 0x21 && $0 < 0x7F ? $0 : 0x3F }, as: UTF8.self)
+        if let r = t.firstRange(of: "backups/") {
+            let after = t[r.upperBound...]
+            if after.utf8.count >= 64, SafeBackupID(after.prefix(64)) != nil {
+                t = String(t[..<r.upperBound]) + after.prefix(8) + "…" + after.dropFirst(64)
+            }
+        }
+        return t
+    }
 
     private var textType: [HTTPHeader] { [HTTPHeader(name: "Content-Type", value: "text/plain; charset=utf-8")] }
 

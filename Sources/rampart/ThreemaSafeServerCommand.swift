@@ -147,7 +147,9 @@ func threemaSafeServerCommand(_ args: [String]) {
         return PollServer.Reply(send: reply.send, close: reply.close, buffered: server.bufferedByteCount(of: Int(fd)))
     }, onClose: { fd, why in
         server.close(Int(fd))
-        if case .shed = why { safeLog("connection \(fd): closed (\(why))") }
+        if case .other(let text) = why, text == "peer closed" || text == "closed by server" {} else {
+            safeLog("connection \(fd): closed (\(why))")
+        }
         refused.removeAll { $0 == fd }
     }, onTick: { now in
         guard now - lastSweep >= 3_600_000 else { return }

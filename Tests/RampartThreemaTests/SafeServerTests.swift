@@ -212,6 +212,23 @@ struct SafeServerAPITests {
         #expect(responses(huge.send).first?.status == 413 && huge.close)
     }
 
+    @Test func requestLogLinesShortenBackupIDs() {
+        var h = Harness()
+        let reply = h.exchange(bytes("GET /backups/\(idA)?q HTTP/1.1\r\nHost: x\r\nAccept: application/octet-stream\r\n\r\n"))
+        #expect(reply.log == ["connection 1 from 127.0.0.1: GET /backups/01234567…?q 404 15"])
+        #expect(SafeServer.logTarget("/a\u{1}b") == "/a?b")
+        #expect(SafeServer.logTarget("/" + String(repeating: "x", count: 200)).utf8.count == 80)
+    }
+
+    @Test func http10KeepAliveIsAnswered() {
+        var h = Harness()
+        let reply = h.exchange(bytes("GET /config HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"))
+        #expect(!reply.close)
+        #expect(responses(reply.send).first?.headers["connection"] == "keep-alive")
+        let closing = h.exchange(bytes("GET /config HTTP/1.0\r\n\r\n"))
+        #expect(closing.close && responses(closing.send).first?.headers["connection"] == "close")
+    }
+
     @Test func storageErrorIs500() {
         var h = Harness()
         h.store.failWrites = true
