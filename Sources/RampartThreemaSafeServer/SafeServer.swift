@@ -40,6 +40,27 @@ public struct HTTPResponse: Sendable, Equatable {
         headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
     }
 
+    /// `seconds` since the Unix epoch as an HTTP date (IMF-fixdate, RFC 9110 §5.6.7), e.g.
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`. Negative or non-finite values give the epoch.
+    public static func httpDate(_ seconds: Double) -> String {
+        let t = seconds.isFinite && seconds > 0 ? Int64(min(seconds, 253_402_300_799)) : 0  // at most 9999-12-31
+        let days = t / 86_400, rem = t % 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's days_from_civil inverse).
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][Int(days % 7)]
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][Int(m - 1)]
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(weekday), \(two(d)) \(month) \(y) \(two(rem / 3600)):\(two(rem / 60 % 60)):\(two(rem % 60)) GMT"
+    }
+
     /// The standard reason phrase of the statuses this server sends.
     public static func reason(_ status: Int) -> String {
         switch status {
@@ -289,7 +310,9 @@ public struct SafeServer {
                 request = try c.parser.nextRequest()
             } catch {
                 malformed += 1
-                let r = HTTPResponse(status: error.status, headers: textType, body: Array("\(error)\n".utf8))
+                let r = HTTPResponse(status: error.status,
+                                     headers: [HTTPHeader(name: "Date", value: HTTPResponse.httpDate(now))] + textType,
+                                     body: Array("\(error)\n".utf8))
                 reply.send += r.serialized(close: true)
                 reply.log.append("connection \(id) from \(c.address): \(error.status) \(error); closing")
                 if case .bodyTooLarge(let declared) = error {
@@ -312,6 +335,7 @@ public struct SafeServer {
             reply.log.append("connection \(id) from \(c.address): \(req.method) \(Self.logTarget(req.target)) "
                              + "\(response.status) \(response.body.count)")
             var r = response
+            r.headers.insert(HTTPHeader(name: "Date", value: HTTPResponse.httpDate(now)), at: 0)
             if keep && req.version == .http10 { r.headers.append(HTTPHeader(name: "Connection", value: "keep-alive")) }
             reply.send += r.serialized(close: !keep, headOnly: req.method == "HEAD")
             if !keep {

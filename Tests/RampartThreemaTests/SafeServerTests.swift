@@ -229,6 +229,16 @@ struct SafeServerAPITests {
         #expect(closing.close && responses(closing.send).first?.headers["connection"] == "close")
     }
 
+    @Test func httpDates() {
+        #expect(HTTPResponse.httpDate(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")  // RFC 9110's example
+        #expect(HTTPResponse.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPResponse.httpDate(951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        #expect(HTTPResponse.httpDate(1_800_000_000) == "Fri, 15 Jan 2027 08:00:00 GMT")
+        #expect(HTTPResponse.httpDate(-5) == HTTPResponse.httpDate(.nan))
+        var h = Harness()
+        #expect(h.send("GET", "/config").headers["date"] == HTTPResponse.httpDate(t0))
+    }
+
     @Test func storageErrorIs500() {
         var h = Harness()
         h.store.failWrites = true
