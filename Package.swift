@@ -132,7 +132,8 @@ let package = Package(
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartTestSupportC", "RampartTestSupport"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreemaSafeServer", "RampartTestSupportC",
+                           "RampartTestSupport"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(

@@ -183,8 +183,9 @@ public struct SafeServer {
         /// Response bytes one ``SafeServer/receive(_:from:now:)`` may produce for pipelined requests;
         /// a client pipelining more (without reading) is closed. Default 4 × maxBackupBytes + 64 KiB.
         public var maxOutputBytesPerReceive: Int?
-        /// Body bytes discarded after a 413, so the client reads the answer instead of a reset;
-        /// a larger declared body closes the connection at once. Default 4 × maxBackupBytes.
+        /// After a 413, a declared body up to this size is read and discarded, so the client reads
+        /// the answer instead of a reset; a larger one closes the connection at once. Default
+        /// 4 × maxBackupBytes.
         public var maxDiscardBytes: Int?
 
         public init(maxBackupBytes: Int = 524_288, retentionDays: Int = 180, basePath: String = "/",
@@ -317,7 +318,7 @@ public struct SafeServer {
                 reply.log.append("connection \(id) from \(c.address): \(error.status) \(error); closing")
                 if case .bodyTooLarge(let declared) = error {
                     let rest = declared - c.parser.bodyBytesReceivedAtError
-                    if rest > 0 && rest <= (configuration.maxDiscardBytes ?? 4 * configuration.maxBackupBytes) {
+                    if rest > 0 && declared <= (configuration.maxDiscardBytes ?? 4 * configuration.maxBackupBytes) {
                         c.discarding = rest
                         connections[id] = c
                         return reply  // closed once the body has been discarded
