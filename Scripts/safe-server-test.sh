@@ -17,6 +17,9 @@
 #   rate    (--rate 0.2:3): three requests pass, the fourth gets 429 with Retry-After
 #   auth    (--auth-file): no credentials and wrong ones get 401 with WWW-Authenticate, the right
 #           ones 200 (curl reads them from a config file, not argv)
+#   limits  (--max-connections 2 --request-timeout 1 --idle-timeout 2): a third connection gets 503;
+#           a request trickling past the timeout and an idle connection are closed (and logged);
+#           curl is still served; SIGTERM stops the main server with a summary line
 #   usage   bad options exit 2
 #
 # Exits nonzero on any mismatch; the servers are always stopped. A few seconds.
@@ -161,6 +164,44 @@ grep -qi '^www-authenticate: basic' "$work/auth.h" && ok "401 carries WWW-Authen
 expect "wrong password" 401 "$(status -K "$work/curl-bad" "http://127.0.0.1:$port/config")"
 expect "right password" 200 "$(status -K "$work/curl-good" "http://127.0.0.1:$port/config")"
 expect "right password, PUT" 201 "$(status -K "$work/curl-good" -X PUT -H "$oct" --data-binary @"$work/blob" "http://127.0.0.1:$port/backups/$id")"
+
+# Connection cap and timeouts (slow client, idle), with the others still served.
+start limits --max-connections 2 --request-timeout 1 --idle-timeout 2 --rate 0
+if python3 - "$port" <<'PY'
+import socket, subprocess, sys, time
+port = int(sys.argv[1])
+slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+slow.sendall(b"GET /config HTTP/1.1\r\n")       # never finished
+idle = socket.create_connection(("127.0.0.1", port), timeout=10)
+time.sleep(0.3)
+third = socket.create_connection(("127.0.0.1", port), timeout=10)
+data = third.recv(4096)
+assert data.startswith(b"HTTP/1.1 503 "), data[:60]
+print("ok: a connection over --max-connections gets 503")
+third.close()
+def closed_within(s, seconds):
+    s.settimeout(seconds)
+    try:
+        return s.recv(4096) == b""
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+assert closed_within(slow, 4), "the slow client was not closed"
+print("ok: a request trickling past --request-timeout is closed")
+assert closed_within(idle, 4), "the idle connection was not closed"
+print("ok: an idle connection is closed after --idle-timeout")
+out = subprocess.run(["curl", "-s", "--max-time", "10", f"http://127.0.0.1:{port}/config"], capture_output=True, check=True).stdout
+assert out.startswith(b'{"maxBackupBytes"'), out
+print("ok: curl served after the timeouts")
+PY
+then :; else fail "connection cap and timeout checks"; fi
+grep -q "slow client" "$work/limits.log" && grep -q "idle for" "$work/limits.log" && ok "timeouts are logged" || fail "timeouts not logged"
+
+# SIGTERM stops the main server cleanly with a summary line.
+kill -TERM "${pids[0]}"
+wait "${pids[0]}" 2>/dev/null || true
+grep -q "stopped; .* requests served" "$work/main.log" && ok "SIGTERM stops the server with a summary" || fail "no clean stop on SIGTERM"
 
 set +e
 "$bin" threema safe-server --dir "$work" >/dev/null 2>&1; expect "missing --port exits" 2 "$?"

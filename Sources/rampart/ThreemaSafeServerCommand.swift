@@ -23,7 +23,8 @@ usage: rampart threema safe-server --port P --dir DIR [--max-backup-bytes N] [--
 
   --dir DIR               backups, one file per ID (must exist); writes are atomic (temporary
                           file, fsync, rename, directory fsync)
-  --max-backup-bytes N    largest backup accepted; larger uploads get 413 (default 524288)
+  --max-backup-bytes N    largest backup accepted; larger uploads get 413 (default 524288, at
+                          most 64 MiB)
   --retention-days N      backups not re-uploaded for N days are deleted (default 180)
   --auth-file FILE        HTTP Basic credentials, one line `user:password`; every request must
                           carry them (401 otherwise). Passwords are never taken from argv
@@ -88,7 +89,7 @@ func threemaSafeServerCommand(_ args: [String]) {
         return v
     }
     let maxBackupBytes = atLeastOne("max-backup-bytes", default: 524_288)
-    guard maxBackupBytes <= 1 << 30 else { usageError("\(c): --max-backup-bytes must be at most 1073741824") }
+    guard maxBackupBytes <= 64 << 20 else { usageError("\(c): --max-backup-bytes must be at most 67108864 (64 MiB)") }
     var conf = SafeServer.Configuration(maxBackupBytes: maxBackupBytes,
                                         retentionDays: atLeastOne("retention-days", default: 180),
                                         basePath: o.values["base"] ?? "/")
@@ -128,7 +129,7 @@ func threemaSafeServerCommand(_ args: [String]) {
 
     // The poll loop sheds beyond the server's own cap plus room for the 503 answers.
     var limits = PollLimits(maxConnections: conf.maxConnections + 64, maxOutputBytes: 4 * maxBackupBytes + (1 << 20),
-                            maxBufferBytes: max(64 << 20, 8 * maxBackupBytes))
+                            maxBufferBytes: max(64 << 20, 4 * maxBackupBytes))
     limits.idleTimeoutMs = Int64(conf.idleTimeout * 1000) + 5_000
     var loop = PollServer(listener: listener, limits: limits)
     var lastSweep = monotonicMilliseconds()
