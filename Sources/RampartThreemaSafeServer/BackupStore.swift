@@ -34,14 +34,18 @@ public struct SafeBackupID: Hashable, Sendable, CustomStringConvertible {
         hex = String(text)
     }
 
+    /// The hex form.
     public var description: String { hex }
 }
 
 /// A stored backup with its modification time (Unix seconds).
 public struct StoredBackup: Sendable, Equatable {
+    /// The blob as uploaded.
     public var bytes: [UInt8]
+    /// When it was last written, Unix seconds.
     public var modified: Double
 
+    /// A backup.
     public init(bytes: [UInt8], modified: Double) {
         self.bytes = bytes
         self.modified = modified
@@ -50,10 +54,13 @@ public struct StoredBackup: Sendable, Equatable {
 
 /// A storage failure (the server answers 500 and logs it).
 public struct SafeStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What failed (the call and errno's text).
     public var message: String
 
+    /// An error with its message.
     public init(_ message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -74,9 +81,12 @@ public protocol SafeBackupStore: AnyObject {
 
 /// Backups in memory (tests). `failWrites` makes every write fail, for the 500 path.
 public final class InMemoryBackupStore: SafeBackupStore {
+    /// Every backup held.
     public private(set) var backups: [SafeBackupID: StoredBackup] = [:]
+    /// Makes every ``write(_:_:now:)`` throw.
     public var failWrites = false
 
+    /// An empty store.
     public init() {}
 
     public func modificationTime(of id: SafeBackupID) throws(SafeStoreError) -> Double? { backups[id]?.modified }
@@ -103,6 +113,7 @@ public final class InMemoryBackupStore: SafeBackupStore {
 /// the new one under `<id>` (plus perhaps a stray temporary file, which ``removeStaleTemporaries(now:olderThan:)``
 /// deletes); never a truncated backup. Other names in the directory are ignored.
 public final class DirectoryBackupStore: SafeBackupStore {
+    /// The directory holding the backup files.
     public let directory: String
     /// A file larger than this is not read (an error instead): bounds what a stray or planted file
     /// can make the server allocate. The server sets it to its maxBackupBytes.

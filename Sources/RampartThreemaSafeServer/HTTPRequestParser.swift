@@ -5,15 +5,21 @@
 
 /// The HTTP versions the parser accepts.
 public enum HTTPVersion: Sendable, Equatable {
+    /// HTTP/1.0: the connection closes after each response unless the client asks for keep-alive.
     case http10
+    /// HTTP/1.1: persistent connections, `Host` required.
     case http11
 }
 
 /// One header field as received (name case preserved; compare names with ``HTTPRequest/header(_:)``).
 public struct HTTPHeader: Sendable, Equatable {
+    /// The field name (a token).
     public var name: String
+    /// The field value without leading and trailing whitespace (bytes above 0x7F decoded as UTF-8,
+    /// invalid sequences replaced).
     public var value: String
 
+    /// A header field.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -26,6 +32,7 @@ public struct HTTPRequest: Sendable, Equatable {
     public var method: String
     /// The request target as sent (origin form `/path?query` or absolute form).
     public var target: String
+    /// The protocol version of the request line.
     public var version: HTTPVersion
     /// Header fields in the order received.
     public var headers: [HTTPHeader]
@@ -34,6 +41,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Whether the request carried `Expect: 100-continue`.
     public var expectsContinue: Bool
 
+    /// A request (the parser makes them; tests and ``SafeServer/handle(_:address:now:log:)`` callers too).
     public init(method: String, target: String, version: HTTPVersion = .http11, headers: [HTTPHeader] = [],
                 body: [UInt8] = [], expectsContinue: Bool = false) {
         self.method = method
@@ -121,6 +129,8 @@ public struct HTTPRequestParser: Sendable {
         /// The body's length at most. Default 524288 (the whitepaper's example maxBackupBytes).
         public var maxBodyBytes: Int
 
+        /// Limits; each is raised to a small floor (the request line to 16, the head to the request
+        /// line plus CRLF, at least one header) so that no setting makes every request invalid.
         public init(maxRequestLineBytes: Int = 8192, maxHeaderCount: Int = 64, maxHeaderBytes: Int = 16384,
                     maxBodyBytes: Int = 524_288) {
             self.maxRequestLineBytes = max(16, maxRequestLineBytes)
@@ -137,6 +147,7 @@ public struct HTTPRequestParser: Sendable {
         var continueReported = false
     }
 
+    /// The limits this parser enforces.
     public let limits: Limits
     private var buffer: [UInt8] = []
     private var pending: PendingHead?
@@ -146,6 +157,7 @@ public struct HTTPRequestParser: Sendable {
     /// Whether the request line's CRLF has been found.
     private var requestLineSeen = false
 
+    /// A parser waiting for the first byte of a request.
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }

@@ -19,16 +19,20 @@ public struct SafeServerReply: Sendable {
     /// Log lines (one event each).
     public var log: [String] = []
 
+    /// Nothing to send, keep the connection, no log lines.
     public init() {}
 }
 
 /// A response before serialization.
 public struct HTTPResponse: Sendable, Equatable {
+    /// The status code.
     public var status: Int
     /// Header fields besides Content-Length and Connection, which serialization adds.
     public var headers: [HTTPHeader]
+    /// The body (not sent for 204, nor for HEAD requests).
     public var body: [UInt8]
 
+    /// A response.
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
@@ -127,6 +131,7 @@ public struct SafeServerRateLimit: Sendable, Equatable {
     /// The bucket's size: requests allowed at once after a quiet period (at least 1).
     public var burst: Double
 
+    /// A rate; a negative or non-finite `perSecond` counts as 0, `burst` is at least 1.
     public init(perSecond: Double, burst: Double) {
         self.perSecond = perSecond.isFinite ? max(0, perSecond) : 0
         self.burst = burst.isFinite ? max(1, burst) : 1
@@ -188,6 +193,7 @@ public struct SafeServer {
         /// 4 × maxBackupBytes.
         public var maxDiscardBytes: Int?
 
+        /// A configuration; sizes below 1 count as 1, and `basePath` gets its leading and trailing `/`.
         public init(maxBackupBytes: Int = 524_288, retentionDays: Int = 180, basePath: String = "/",
                     credentials: SafeServerCredentials? = nil) {
             self.maxBackupBytes = max(1, maxBackupBytes)
@@ -238,17 +244,23 @@ public struct SafeServer {
         var discarding: Int?
     }
 
+    /// The configuration the server was made with.
     public let configuration: Configuration
+    /// Where the backups live.
     public let store: any SafeBackupStore
     private var connections: [SafeServerConnectionID: Connection] = [:]
     private var buckets: [String: Bucket] = [:]
     private var globalBucket: Bucket?
 
     /// Counters for the log summary.
+    /// Requests parsed and answered (any status).
     public private(set) var requestsServed = 0
+    /// Requests answered 429.
     public private(set) var rateLimited = 0
+    /// Connections closed for malformed or over-limit requests.
     public private(set) var malformed = 0
 
+    /// A server with no connections.
     public init(configuration: Configuration, store: any SafeBackupStore) {
         self.configuration = configuration
         self.store = store
