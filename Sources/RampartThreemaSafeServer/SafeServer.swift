@@ -252,7 +252,6 @@ public struct SafeServer {
     private var buckets: [String: Bucket] = [:]
     private var globalBucket: Bucket?
 
-    /// Counters for the log summary.
     /// Requests parsed and answered (any status).
     public private(set) var requestsServed = 0
     /// Requests answered 429.
@@ -273,7 +272,8 @@ public struct SafeServer {
     public mutating func open(_ id: SafeServerConnectionID, address: String, now: Double) -> SafeServerReply {
         var reply = SafeServerReply()
         if connections.count >= configuration.maxConnections {
-            let r = HTTPResponse(status: 503, headers: [HTTPHeader(name: "Retry-After", value: "1")])
+            let r = HTTPResponse(status: 503, headers: [HTTPHeader(name: "Date", value: HTTPResponse.httpDate(now)),
+                                                        HTTPHeader(name: "Retry-After", value: "1")])
             reply.send = r.serialized(close: true)
             reply.close = true
             reply.log.append("connection \(id) from \(address): 503, \(configuration.maxConnections) connections open; closing")
