@@ -101,13 +101,17 @@ let package = Package(
         .target(name: "RampartMTProtoServer", dependencies: ["RampartMTProto"], path: "Sources/RampartMTProtoServer"),
         // Threema: sans-I/O protocol module (identities, end-to-end messages, blobs, backups).
         .target(name: "RampartThreema", dependencies: ["Rampart", "RampartCodecs"], path: "Sources/RampartThreema"),
+        // The Threema Safe server's logic (HTTP/1.1 parser, Safe API, backup stores; sans-I/O except
+        // the directory store; `rampart threema safe-server` owns its sockets): not part of any library product.
+        .target(name: "RampartThreemaSafeServer", dependencies: ["Rampart", "RampartCodecs"], path: "Sources/RampartThreemaSafeServer"),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
         .target(name: "RampartVectors", dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartCodecs", "RampartTestSupport"], path: "Sources/RampartVectors"),
         .executableTarget(
             name: "rampart",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreema", "RampartReference", "RampartVectors"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreema", "RampartThreemaSafeServer",
+                           "RampartReference", "RampartVectors"],
             path: "Sources/rampart"
         ),
         // Test-only C: valgrind client requests (ctgrind) and the weak libFuzzer driver declaration.
@@ -128,7 +132,8 @@ let package = Package(
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartCodecs", "RampartTestSupportC", "RampartTestSupport", "RampartThreema"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreemaSafeServer", "RampartCodecs",
+                           "RampartTestSupportC", "RampartTestSupport", "RampartThreema"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(
@@ -153,7 +158,8 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartThreemaTests",
-            dependencies: ["RampartThreema", "RampartCodecs", "Rampart", "RampartVectors", "RampartTestSupport"],
+            dependencies: ["RampartThreema", "RampartThreemaSafeServer", "RampartCodecs", "Rampart", "RampartVectors",
+                           "RampartTestSupport"],
             path: "Tests/RampartThreemaTests"
         ),
         .testTarget(

@@ -231,10 +231,11 @@ struct PollServer {
 
     /// Runs until `shouldStop()` is true (checked at least every 500 ms). `onOpen` gets each new
     /// connection and its IPv4 address; `onTick` runs about once a second; `log` gets the loop's own
-    /// events (accept failures).
+    /// events (accept failures). `expire` runs with `onTick` and names connections the handler wants
+    /// closed now (its own timeouts), with the reason.
     mutating func run(onOpen: (Int32, String) -> Void, onData: (Int32, [UInt8]) -> Reply,
                       onClose: (Int32, CloseReason) -> Void, onTick: (Int64) -> Void, log: (String) -> Void,
-                      shouldStop: () -> Bool) {
+                      shouldStop: () -> Bool, expire: (Int64) -> [(Int32, String)] = { _ in [] }) {
         reserveDescriptor = open("/dev/null", O_RDONLY)
         var buffer = [UInt8](repeating: 0, count: limits.readChunk)
         var lastTick = monotonicMilliseconds()
@@ -313,6 +314,7 @@ struct PollServer {
                         drop(fd, .other("idle timeout"), onClose)
                     }
                 }
+                for (fd, why) in expire(now) { drop(fd, .other(why), onClose) }
                 onTick(now)
             }
         }

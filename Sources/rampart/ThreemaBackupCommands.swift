@@ -42,6 +42,7 @@ usage: rampart threema safe derive --id ID [--password-file F]
 func threemaExtraCommand(_ name: String, _ args: [String]) -> Bool {
     switch name {
     case "id-backup": threemaIDBackupCommand(args)
+    case "safe-server": threemaSafeServerCommand(args)
     default: return false
     }
     return true

@@ -32,6 +32,7 @@ commands:
   safe derive|encrypt|decrypt|backup|restore
                            Threema Safe: keys from the password, the encrypted blob, the server round trip
   id-backup encode|decode  Threema ID backup text (password from stdin or --password-file)
+  safe-server              a Threema Safe backup server on 127.0.0.1 (the whitepaper's API)
 
 Run `rampart threema <command> --help` for a command's options.
 """

@@ -15,6 +15,7 @@
 //   rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME
 //   rampart threema message seal|open | blob encrypt|decrypt | hash email|phone | 3mid | safe ...
 //     (see Sources/rampart/ThreemaCommands.swift)
+//   rampart threema safe-server --port P --dir DIR [--max-backup-bytes N] [--retention-days N] [--auth-file FILE] [--rate R[:B]]
 //   rampart vectors [PATH...]
 //   rampart info
 //
