@@ -21,6 +21,7 @@
 #           a request trickling past the timeout and an idle connection are closed (and logged);
 #           curl is still served; SIGTERM stops the main server with a summary line
 #   usage   bad options exit 2
+#   client  the Swift client (rampart threema safe backup/restore) round trip, curl's copy decrypted
 #
 # Exits nonzero on any mismatch; the servers are always stopped. A few seconds.
 set -euo pipefail
@@ -197,6 +198,35 @@ print("ok: curl served after the timeouts")
 PY
 then :; else fail "connection cap and timeout checks"; fi
 grep -q "slow client" "$work/limits.log" && grep -q "idle for" "$work/limits.log" && ok "timeouts are logged" || fail "timeouts not logged"
+
+# The Swift client against the server: rampart threema safe backup, then restore; curl fetches the
+# same backup and `rampart threema safe decrypt` with the derived key reads it (the password comes
+# from a file, never argv).
+start client --max-backup-bytes 65536 --rate 0
+client_base="http://127.0.0.1:$port"
+printf 'client round trip password\n' >"$work/safe.pw"
+sk=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+pk64=$(python3 -c "import base64,sys; print(base64.b64encode(bytes.fromhex(sys.argv[1])).decode())" "$sk")
+printf '{"info":{"version":1,"device":"ci"},"user":{"privatekey":"%s","nickname":"CI"},"contacts":[{"identity":"ECHOECHO","verification":2}],"settings":{"syncContacts":false}}' "$pk64" >"$work/doc.json"
+if backup_id=$("$bin" threema safe backup --server "$client_base/" --id ECHOECHO --password-file "$work/safe.pw" --json-file "$work/doc.json"); then
+    ok "rampart threema safe backup uploaded $backup_id"
+    [ -f "$dir/$backup_id" ] && ok "the backup is stored under its backup ID" || fail "no file for backup ID $backup_id"
+    "$bin" threema safe restore --server "$client_base" --id ECHOECHO --password-file "$work/safe.pw" >"$work/restored.json" \
+        && python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1])) == json.load(open(sys.argv[2])) else 1)" "$work/doc.json" "$work/restored.json" \
+        && ok "rampart threema safe restore returns the document" || fail "restore differs or failed"
+    key=$("$bin" threema safe derive --id ECHOECHO --password-file "$work/safe.pw" | sed -n 2p)
+    curl -s --max-time 10 -H 'Accept: application/octet-stream' "$client_base/backups/$backup_id" -o "$work/fetched"
+    "$bin" threema safe decrypt --key "$key" <"$work/fetched" >"$work/decrypted.json" \
+        && cmp -s "$work/decrypted.json" "$work/restored.json" && ok "curl's copy decrypts with the derived key" || fail "curl's copy does not decrypt"
+    printf 'a different password\n' >"$work/wrong.pw"
+    set +e
+    "$bin" threema safe restore --server "$client_base" --id ECHOECHO --password-file "$work/wrong.pw" >"$work/wrong.out" 2>/dev/null
+    expect "restore with a wrong password (another backup ID) exits" 1 "$?"
+    set -e
+    [ ! -s "$work/wrong.out" ] && ok "nothing on stdout for the wrong password" || fail "output for a wrong password"
+else
+    fail "rampart threema safe backup failed"
+fi
 
 # SIGTERM stops the main server cleanly with a summary line.
 kill -TERM "${pids[0]}"
