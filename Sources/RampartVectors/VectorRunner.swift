@@ -142,6 +142,9 @@ public enum VectorRunner {
         "x25519": OwnVectors.x25519Case,
         "box": OwnVectors.boxCase,
         "mtproto-message": MTProtoVectors.messageCase,
+        "chacha20": ChaChaArgon2Vectors.chacha20Case,
+        "chacha20poly1305": ChaChaArgon2Vectors.aeadCase,
+        "argon2id": ChaChaArgon2Vectors.argon2idCase,
     ] }
 }
 
