@@ -125,6 +125,9 @@ public struct Argon2Segment {
     public var lanes: Int, laneLength: Int, segmentLength: Int, memoryBlocks: Int, passes: Int
     /// 0 Argon2d, 1 Argon2i, 2 Argon2id.
     public var type: Int
+    /// The constant-time checker's declassification hook (`nil` outside `rampart-ctgrind`): called on
+    /// every data-dependent reference word, which Argon2id reveals through its memory accesses by design.
+    public var declassify: (@convention(c) (UnsafeRawPointer?, Int) -> Void)? = nil
 
     @inlinable
     public init(pass: Int, lane: Int, slice: Int, lanes: Int, laneLength: Int, memoryBlocks: Int, passes: Int, type: Int) {
@@ -173,7 +176,9 @@ public func argon2FillSegment(_ memory: UnsafeMutableRawPointer, _ pos: Argon2Se
             if i % 128 == 0 { nextAddresses() }
             pseudoRand = addresses.load(fromByteOffset: 8 &* (i % 128), as: UInt64.self)
         } else {
-            pseudoRand = memory.load(fromByteOffset: 1024 &* prev, as: UInt64.self)
+            var word = memory.load(fromByteOffset: 1024 &* prev, as: UInt64.self)
+            if let hook = pos.declassify { withUnsafeBytes(of: &word) { hook($0.baseAddress, 8) } }
+            pseudoRand = word
         }
         var refLane = Int(truncatingIfNeeded: (pseudoRand >> 32) % UInt64(pos.lanes))
         if pos.pass == 0 && pos.slice == 0 { refLane = pos.lane }
