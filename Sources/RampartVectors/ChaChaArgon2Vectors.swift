@@ -69,4 +69,25 @@ enum ChaChaArgon2Vectors {
                 .withUnsafeBytes { Array($0) }
         }
     }
+
+    /// The shared Wycheproof file itself (`../shared/vectors/wycheproof/chacha20_poly1305_test.json`),
+    /// when present: every case through ``aeadCase(_:_:)`` (the project's converted copy is
+    /// `Vectors/wycheproof_chacha20_poly1305.json`).
+    static func wycheproofShared(_ name: String, _ json: Any, _ options: VectorOptions) throws -> [VectorResult] {
+        guard let obj = json as? [String: Any], let groups = obj["testGroups"] as? [[String: Any]] else {
+            throw VectorFileError.malformed(name, "no testGroups")
+        }
+        var out: [VectorResult] = []
+        for g in groups {
+            for t in g["tests"] as? [[String: Any]] ?? [] {
+                var c = t
+                c["nonce"] = t["iv"]
+                let id = "\(name)#tc\(t["tcId"] as? Int ?? -1)"
+                do { out.append(try aeadCase(id, c)) } catch {
+                    out.append(VectorResult(family: "chacha20poly1305", id: id, passed: false, detail: "\(error)"))
+                }
+            }
+        }
+        return out
+    }
 }
