@@ -170,8 +170,7 @@ public enum Argon2id {
             le32(salt.count); b.update(bufferPointer: salt)
             le32(secret.count); b.update(bufferPointer: secret)
             le32(associatedData.count); b.update(bufferPointer: associatedData)
-            b.finalize().withUnsafeBytes { h.copyMemory(from: $0.baseAddress!, byteCount: 64) }
-            wipe(&b)
+            argon2Finish(&b, into: h, 64)
 
             let region = LargeRegion(byteCount: q.regionBytes)
             defer { region.release() }
@@ -231,8 +230,7 @@ func argon2Hprime(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRaw
                         personal: nil, backend: CPU.defaultBackend)
         withUnsafeBytes(of: &prefix) { b.update(bufferPointer: $0) }
         b.update(bufferPointer: input)
-        b.finalize().withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: t) }
-        wipe(&b)
+        argon2Finish(&b, into: out, t)
         return
     }
     // V1 = H^64(LE32(T) ‖ X); V_i = H^64(V_{i-1}); the first 32 bytes of V1 ... V_r, then
@@ -245,23 +243,29 @@ func argon2Hprime(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRaw
                         personal: nil, backend: CPU.defaultBackend)
         withUnsafeBytes(of: &prefix) { b.update(bufferPointer: $0) }
         b.update(bufferPointer: input)
-        b.finalize().withUnsafeBytes { vp.copyMemory(from: $0.baseAddress!, byteCount: 64) }
+        argon2Finish(&b, into: vp, 64)
         out.copyMemory(from: vp, byteCount: 32)
         for i in 1..<r {
             var h = BLAKE2b(validatedOutputByteCount: 64, key: UnsafeRawBufferPointer(start: nil, count: 0), salt: nil,
                             personal: nil, backend: CPU.defaultBackend)
             h.update(bufferPointer: UnsafeRawBufferPointer(vb))
-            h.finalize().withUnsafeBytes { vp.copyMemory(from: $0.baseAddress!, byteCount: 64) }
+            argon2Finish(&h, into: vp, 64)
             out.advanced(by: 32 * i).copyMemory(from: vp, byteCount: 32)
-            wipe(&h)
         }
         let last = t - 32 * r
         var h = BLAKE2b(validatedOutputByteCount: last, key: UnsafeRawBufferPointer(start: nil, count: 0), salt: nil,
                         personal: nil, backend: CPU.defaultBackend)
         h.update(bufferPointer: UnsafeRawBufferPointer(vb))
-        h.finalize().withUnsafeBytes { out.advanced(by: 32 * r).copyMemory(from: $0.baseAddress!, byteCount: last) }
-        wipe(&h)
-        wipe(&b)
+        argon2Finish(&h, into: out.advanced(by: 32 * r), last)
     }
     wipe(&v)
+}
+
+/// Writes the first `count` bytes of `h`'s digest to `out`, then wipes the hasher and the digest copy.
+@inline(__always)
+func argon2Finish(_ h: inout BLAKE2b, into out: UnsafeMutableRawPointer, _ count: Int) {
+    var d = h.finalize()
+    d.withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: count) }
+    wipe(&d)
+    wipe(&h)
 }
