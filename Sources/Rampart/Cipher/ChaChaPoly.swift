@@ -58,6 +58,7 @@ public enum ChaChaPoly {
             bytes = b
         }
 
+        /// Iterates the nonce bytes.
         public func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
 
         /// Calls `body` with the 12 nonce bytes.
