@@ -97,4 +97,67 @@ public func chacha20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPo
     state.storeBytes(of: counter, toByteOffset: 48, as: UInt32.self)
 }
 
+/// ChaCha20 over `groups` × 512 bytes, stitched with Poly1305 over 512 bytes per group (the
+/// ChaCha20-Poly1305 AEAD): the vector rounds and the scalar MAC multiplications overlap in one loop,
+/// as `salsa20XORPoly1305AVX2` does for secretbox (same arguments and the same `PolyState`).
+///
+/// Keystream: as ``chacha20XORAVX2(_:_:_:_:)``, except that `src` advances by `srcStride` per group
+/// (0 with a 512-byte zero buffer writes the bare keystream). MAC: during group `g ≥ macLag` the 32
+/// blocks at `mac + 512 · (g − macLag)` are absorbed into `poly` (r0, r1, s1, h0, h1, h2), every block
+/// with the 2^128 bit. `macLag` 1 authenticates the ciphertext this call writes, one group behind
+/// (seal); 0 an independent buffer (open). The caller must have checked that the CPU has AVX2.
+@inline(never)
+public func chacha20XORPoly1305AVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
+                                    _ dst: UnsafeMutableRawPointer, _ groups: Int,
+                                    _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int) {
+    func w(_ i: Int) -> W8 { W8(repeating: state.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
+    let i0 = w(0), i1 = w(1), i2 = w(2), i3 = w(3), i4 = w(4), i5 = w(5), i6 = w(6), i7 = w(7)
+    let i8 = w(8), i9 = w(9), i10 = w(10), i11 = w(11), i13 = w(13), i14 = w(14), i15 = w(15)
+    let m16 = unsafeBitCast(rot16Mask, to: B32.self), m8 = unsafeBitCast(rot8Mask, to: B32.self)
+    let z = W8(repeating: UInt32(truncatingIfNeeded: opaqueZero()))
+    var counter = state.loadUnaligned(fromByteOffset: 48, as: UInt32.self)
+    var ps = PolyState(h0: poly[3], h1: poly[4], h2: poly[5], r0: poly[0], r1: poly[1], s1: poly[2])
+    var src = src
+    var dst = dst
+    var m = mac
+    var g = 0
+    while g < groups {
+        let c12 = W8(repeating: counter) &+ W8(0, 1, 2, 3, 4, 5, 6, 7)
+        var s = Lanes8(x0: vec(i0), x1: vec(i1), x2: vec(i2), x3: vec(i3), x4: vec(i4), x5: vec(i5), x6: vec(i6),
+                       x7: vec(i7), x8: vec(i8), x9: vec(i9), x10: vec(i10), x11: vec(i11), x12: vec(c12),
+                       x13: vec(i13), x14: vec(i14), x15: vec(i15))
+        if g >= macLag {
+            // 30 MAC blocks inside the rounds, 2 after them.
+            var r = 0
+            while r < 10 {
+                ps.block(m)
+                chachaDoubleRound(&s, m16, m8)
+                ps.block(m + 16)
+                ps.block(m + 32)
+                m += 48
+                r &+= 1
+            }
+            ps.block(m)
+            ps.block(m + 16)
+            m += 32
+        } else {
+            var r = 0
+            while r < 10 {
+                chachaDoubleRound(&s, m16, m8)
+                r &+= 1
+            }
+        }
+        quad(w8(s.x0) &+ i0, w8(s.x1) &+ i1, w8(s.x2) &+ i2, w8(s.x3) &+ i3, 0, src, dst, z)
+        quad(w8(s.x4) &+ i4, w8(s.x5) &+ i5, w8(s.x6) &+ i6, w8(s.x7) &+ i7, 1, src, dst, z)
+        quad(w8(s.x8) &+ i8, w8(s.x9) &+ i9, w8(s.x10) &+ i10, w8(s.x11) &+ i11, 2, src, dst, z)
+        quad(w8(s.x12) &+ c12, w8(s.x13) &+ i13, w8(s.x14) &+ i14, w8(s.x15) &+ i15, 3, src, dst, z)
+        counter &+= 8
+        src += srcStride
+        dst += 512
+        g &+= 1
+    }
+    poly[3] = ps.h0; poly[4] = ps.h1; poly[5] = ps.h2
+    state.storeBytes(of: counter, toByteOffset: 48, as: UInt32.self)
+}
+
 #endif

@@ -209,6 +209,14 @@ for backend in [Backend.portable, Backend.hardware] {
         let sealed = try ChaChaPoly.SealedBox(nonce: nonce, ciphertext: published(box.ciphertext), tag: published(box.tag))
         let opened = try ChaChaPoly.open(sealed, using: k, authenticating: aad)
         try check(published(opened) == published(msg), "ChaCha20-Poly1305 round trip")
+        // Into a separate buffer (on AVX2 the stitched kernel writes keystream, then the plaintext).
+        var into = [UInt8](repeating: 0, count: msg.count)
+        try sealed.ciphertext.withUnsafeBytes { c in try into.withUnsafeMutableBytes { o in try sealed.tag.withUnsafeBytes { t in
+            try Array(nonce).withUnsafeBytes { n in try aad.withUnsafeBytes { a in
+                try ChaChaPoly.open(c, into: o, tag: t, using: k, nonce: n, authenticating: a)
+            } }
+        } } }
+        try check(published(into) == published(msg), "ChaCha20-Poly1305 open into a buffer")
         var bad = sealed.tag
         bad[7] ^= 0x10
         var refused = false

@@ -9,6 +9,11 @@ enum ChaChaKernel {
                     _ groups: Int) {
         preconditionFailure("unreachable: Kernels.chacha20 is inactive on this architecture")
     }
+    static func xorPoly1305(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
+                            _ dst: UnsafeMutableRawPointer, _ groups: Int,
+                            _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int) {
+        preconditionFailure("unreachable: Kernels.chacha20 is inactive on this architecture")
+    }
 }
 
 #endif

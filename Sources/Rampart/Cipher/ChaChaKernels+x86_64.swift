@@ -14,6 +14,13 @@ enum ChaChaKernel {
                     _ groups: Int) {
         chacha20XORAVX2(state, src, dst, groups)
     }
+    /// Keystream XOR and Poly1305 in one pass (see `chacha20XORPoly1305AVX2`).
+    @inline(__always)
+    static func xorPoly1305(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
+                            _ dst: UnsafeMutableRawPointer, _ groups: Int,
+                            _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int) {
+        chacha20XORPoly1305AVX2(state, src, srcStride, dst, groups, poly, mac, macLag)
+    }
 }
 
 #endif

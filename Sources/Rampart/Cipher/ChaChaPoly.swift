@@ -4,9 +4,13 @@
 //   ct   = message XOR ChaCha20 keystream from block 1
 //   tag  = Poly1305_otk(aad ‖ pad16 ‖ ct ‖ pad16 ‖ le64(|aad|) ‖ le64(|ct|))
 //
-// Seal encrypts and authenticates in chunks of `chachaPolyChunk` bytes so that each chunk of
-// ciphertext is still in the L1 cache when Poly1305 reads it. Open checks the tag over the ciphertext
-// (constant-time comparison) before a single byte is decrypted, so a forgery releases nothing.
+// With AVX2 the bulk of a seal runs in one kernel that stitches ChaCha20 with Poly1305
+// (RampartAccelAVX2Salsa/ChaCha20AVX2.swift), as secretbox does; otherwise seal encrypts and
+// authenticates in chunks of `chachaPolyChunk` bytes so that each chunk of ciphertext is still in the
+// L1 cache when Poly1305 reads it. Open checks the tag over the ciphertext (constant-time comparison)
+// before a single byte of plaintext is formed, so a forgery releases nothing: into a separate buffer
+// the stitched kernel writes bare keystream while it authenticates, and the plaintext is XORed in
+// only after the tag has verified.
 
 /// Ciphertext bytes per encrypt-then-MAC step of a seal (a multiple of 512, the kernel's group).
 let chachaPolyChunk = 4096
@@ -295,6 +299,14 @@ func chachaPolySeal(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _
     poly1305Padded(&mac, aad.baseAddress, aad.count)
     if count > 0, let src, let dst {
         var off = 0
+        // The kernel: ChaCha20 and Poly1305 stitched in one loop, the MAC one 512-byte group behind
+        // (the AAD padding leaves no partial MAC block, as the stitched loop needs).
+        let groups = count >> 9
+        if hardware && groups >= 2 {
+            mac.stitched(&x) { xs, ps in ChaChaKernel.xorPoly1305(xs, src, 512, dst, groups, ps, UnsafeRawPointer(dst), 1) }
+            off = 512 * groups
+            mac.update(UnsafeRawPointer(dst + off - 512), 512)
+        }
         while off < count {
             let n = min(chachaPolyChunk, count - off)
             chacha20XOR(&x, src + off, dst + off, n, hardware: hardware)
@@ -311,23 +323,51 @@ func chachaPolySeal(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _
 
 /// ChaCha20-Poly1305 open: verifies `tag` over the ciphertext in constant time and, only when it
 /// matches, decrypts `count` bytes from `src` into `dst` (the same memory or disjoint). Returns whether
-/// the tag matched; on `false` nothing was written.
+/// the tag matched; on `false` no plaintext was written (in place the buffer is unchanged; a separate
+/// buffer may have been zeroed).
 func chachaPolyOpen(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _ count: Int,
                     aad: UnsafeRawBufferPointer, tag: UnsafeRawPointer,
                     key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
     var (x, mac) = chachaPolyStart(key: key, nonce: nonce)
     poly1305Padded(&mac, aad.baseAddress, aad.count)
-    poly1305Padded(&mac, src, count)
-    var expected = SIMD16<UInt8>()
-    let ok = withUnsafeMutableBytes(of: &expected) { e in
-        poly1305Lengths(&mac, aad.count, count, e.baseAddress!)
-        return ConstantTime.equals(UnsafeRawBufferPointer(e), UnsafeRawBufferPointer(start: tag, count: 16))
+    // With a separate output buffer the kernel authenticates the ciphertext while it writes the bare
+    // keystream (not plaintext) to `dst`; the plaintext is formed only after the tag has verified, and
+    // on a mismatch the keystream is wiped. In place the keystream has nowhere to go: two passes.
+    let groups = count >> 9
+    if hardware && groups >= 2, let src, let dst, UnsafeRawPointer(dst) != src {
+        withScratch { zeros in  // 640 zero bytes: the kernel reads 512 of them per group (stride 0)
+            mac.stitched(&x) { xs, ps in ChaChaKernel.xorPoly1305(xs, UnsafeRawPointer(zeros), 0, dst, groups, ps, src, 0) }
+        }
+        let streamed = 512 * groups
+        poly1305Padded(&mac, src + streamed, count - streamed)
+        let ok = chachaPolyCheck(&mac, aad.count, count, tag)
+        if ok {
+            xorBytes(dst, UnsafeRawPointer(dst), src, streamed)
+            if count > streamed { chacha20XOR(&x, src + streamed, dst + streamed, count - streamed, hardware: true) }
+        } else {
+            secureZero(UnsafeMutableRawBufferPointer(start: dst, count: streamed))
+        }
+        wipe(&x)
+        return ok
     }
-    wipe(&expected)
-    wipe(&mac)
+    poly1305Padded(&mac, src, count)
+    let ok = chachaPolyCheck(&mac, aad.count, count, tag)
     if ok, count > 0, let src, let dst {
         chacha20XOR(&x, src, dst, count, hardware: hardware)
     }
     wipe(&x)
+    return ok
+}
+
+/// Absorbs the lengths, compares the tag with `tag` in constant time and wipes the MAC state.
+@inline(__always)
+func chachaPolyCheck(_ mac: inout Poly1305State, _ aadCount: Int, _ count: Int, _ tag: UnsafeRawPointer) -> Bool {
+    var expected = SIMD16<UInt8>()
+    let ok = withUnsafeMutableBytes(of: &expected) { e in
+        poly1305Lengths(&mac, aadCount, count, e.baseAddress!)
+        return ConstantTime.equals(UnsafeRawBufferPointer(e), UnsafeRawBufferPointer(start: tag, count: 16))
+    }
+    wipe(&expected)
+    wipe(&mac)
     return ok
 }
