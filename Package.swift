@@ -70,6 +70,13 @@ let package = Package(
             path: "Sources/RampartAccelAVX2Salsa",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
+        // The Argon2 segment fill (RampartKernelSupport's shared source) compiled for the AVX2 tier.
+        .target(
+            name: "RampartAccelAVX2Argon2",
+            dependencies: ["RampartKernelSupport"],
+            path: "Sources/RampartAccelAVX2Argon2",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
+        ),
         // The 2048-bit Montgomery kernel in radix 2^28 on AVX2 (RSAZ style): the AVX2 tier, own module.
         .target(
             name: "RampartAccelAVX2Mont",
@@ -88,7 +95,7 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Mont", "RampartBarrier",
+                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartBarrier",
                            "RampartKernelSupport"],
             path: "Sources/Rampart"
         ),

@@ -68,6 +68,8 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["aes256-ige-encrypt", "aes256-ige-decrypt", "aes256-cbc-encrypt", "aes256-cbc-decrypt", "aes256-ctr",
       "aes256-gcm-seal", "aes256-gcm-open"], aesRows),
     (["xsalsa20", "poly1305", "secretbox-seal", "secretbox-open"], salsaRows),
+    (["chacha20-poly1305-seal", "chacha20-poly1305-open"], chachaPolyRows),
+    (["argon2id-m65536-t3-p1"], argon2Rows),
     (["x25519"], x25519Rows),
     (["box-beforenm", "box-seal"], boxRows),
     (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "pq-factorize"], bigIntRows),

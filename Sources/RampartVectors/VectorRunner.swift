@@ -94,6 +94,7 @@ public enum VectorRunner {
         ("blake2/pycryptodome-blake2b-tv2.txt", SharedVectors.blake2bChains),
         ("nacl_classic.json", SharedVectors.naclClassic),
         ("wycheproof/x25519_test.json", SharedVectors.wycheproofX25519),
+        ("wycheproof/chacha20_poly1305_test.json", ChaChaArgon2Vectors.wycheproofShared),
         ("mtproto/handshake_sample.json", MTProtoVectors.handshakeSample),
     ] + SharedVectors.aesRunners }
 
@@ -143,6 +144,9 @@ public enum VectorRunner {
         "box": OwnVectors.boxCase,
         "mtproto-message": MTProtoVectors.messageCase,
         "threema": ThreemaVectors.threemaCase,
+        "chacha20": ChaChaArgon2Vectors.chacha20Case,
+        "chacha20poly1305": ChaChaArgon2Vectors.aeadCase,
+        "argon2id": ChaChaArgon2Vectors.argon2idCase,
     ] }
 }
 

@@ -438,4 +438,109 @@ let macVerifyTarget = FuzzTarget(
         return out
     })
 
-let symmetricTargets: [FuzzTarget] = [secretBoxOpenTarget, boxOpenTarget, gcmOpenTarget, aesModesTarget, macVerifyTarget]
+let symmetricTargets: [FuzzTarget] = [secretBoxOpenTarget, boxOpenTarget, gcmOpenTarget, chachaPolyOpenTarget, aesModesTarget, macVerifyTarget]
+
+// MARK: - chachapoly-open
+
+/// ChaCha20-Poly1305 boxes as `ciphertext ‖ tag` with a 12-byte nonce and associated data.
+let chachaPolyOpenTarget = FuzzTarget(
+    name: "chachapoly-open",
+    summary: "ChaChaPoly.open (allocating, into-buffer, in-place; portable and hardware) on arbitrary and sealed-then-mutated boxes: only genuine boxes open, failures release nothing",
+    maxLength: 8192,
+    run: { data in
+        var input = FuzzInput(data)
+        let flags = input.byte()
+        let key: SymmetricKey = flags & 4 == 0 ? Fixtures.naclKey : SymmetricKey(data: input.bytes(Int(input.byte() % 40)))
+        let nonce = flags & 8 == 0 ? input.fixed(12) : input.bytes(Int(input.byte() % 20))
+        let aad = input.bytes(Int(input.byte() % 64))
+        var box: [UInt8]
+        var genuine: [UInt8]? = nil
+        var message: [UInt8] = []
+        if flags & 1 == 0 {
+            box = input.rest()
+        } else {
+            message = input.bytes(Int(input.u16() % 4000))
+            guard let n = try? ChaChaPoly.Nonce(data: nonce),
+                  let sealed = try? ChaChaPoly.seal(message, using: Fixtures.naclKey, nonce: n, authenticating: aad) else {
+                FuzzCheck.require(nonce.count != 12, "seal refused a 12-byte nonce")
+                return
+            }
+            let portable = try? ChaChaPoly.seal(message, using: Fixtures.naclKey.pinned(to: .portable), nonce: n, authenticating: aad)
+            FuzzCheck.require(portable == sealed, "portable and hardware seal differ")
+            genuine = sealed.ciphertext + sealed.tag
+            box = flags & 2 == 0 ? genuine! : mutate(genuine!, &input)
+        }
+        func open(_ b: Backend) -> OpenResult {
+            result { () throws(RampartError) in
+                guard box.count >= 16 else { throw .invalidInputLength }
+                let sb = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: nonce), ciphertext: box.dropLast(16),
+                                                  tag: box.suffix(16))
+                return try ChaChaPoly.open(sb, using: key.pinned(to: b), authenticating: aad)
+            }
+        }
+        let hw = open(.hardware), pt = open(.portable)
+        FuzzCheck.require(hw == pt, "chachapoly open: hardware and portable differ")
+        if box.count >= 16 {
+            let ct = Array(box.dropLast(16)), tag = Array(box.suffix(16))
+            // Into a separate buffer: zero-filled on failure.
+            var out = [UInt8](repeating: 0xA5, count: ct.count)
+            let into = ct.withUnsafeBytes { c in out.withUnsafeMutableBytes { o in tag.withUnsafeBytes { t in
+                nonce.withUnsafeBytes { n in aad.withUnsafeBytes { a in
+                    Result { () throws(RampartError) in try ChaChaPoly.open(c, into: o, tag: t, using: key, nonce: n, authenticating: a) }
+                } }
+            } } }
+            switch (into, hw) {
+            case (.success, .success(let m)): FuzzCheck.require(out == m, "open(into:) plaintext")
+            case (.failure(let e), .failure(let e2)):
+                FuzzCheck.require(e == e2, "open(into:) error \(e) vs \(e2)")
+                FuzzCheck.require(out.allSatisfy { $0 == 0 }, "open(into:) left bytes after a failure")
+            default: FuzzCheck.fail("open(into:) disagrees with open")
+            }
+            // In place: the buffer keeps the ciphertext on failure.
+            var buf = ct
+            let inPlace = buf.withUnsafeMutableBytes { b in tag.withUnsafeBytes { t in
+                nonce.withUnsafeBytes { n in aad.withUnsafeBytes { a in
+                    Result { () throws(RampartError) in try ChaChaPoly.open(b, tag: t, using: key, nonce: n, authenticating: a) }
+                } }
+            } }
+            switch (inPlace, hw) {
+            case (.success, .success(let m)): FuzzCheck.require(buf == m, "open(inPlace) plaintext")
+            case (.failure, .failure): FuzzCheck.require(buf == ct, "open(inPlace) changed the buffer on failure")
+            default: FuzzCheck.fail("open(inPlace) disagrees with open")
+            }
+        }
+        switch hw {
+        case .success(let m):
+            FuzzStats.note("chachapoly: opened")
+            guard let again = try? ChaChaPoly.seal(m, using: key, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: aad) else {
+                FuzzCheck.fail("re-seal failed")
+            }
+            FuzzCheck.require(again.ciphertext + again.tag == box, "an opened box is not what seal produces for its plaintext")
+            if let g = genuine { FuzzCheck.require(box == g && m == message, "a modified box opened") }
+        case .failure(let e):
+            FuzzCheck.require(genuine == nil || box != genuine || key != Fixtures.naclKey || nonce.count != 12,
+                              "a genuine box did not open: \(e)")
+            switch e {
+            case .authenticationFailure: FuzzCheck.require(box.count >= 16 && nonce.count == 12 && key.byteCount == 32, "auth failure for bad lengths")
+            case .invalidInputLength: FuzzCheck.require(box.count < 16, "invalidInputLength")
+            case .invalidNonceLength: FuzzCheck.require(nonce.count != 12, "invalidNonceLength")
+            case .invalidKeyLength: FuzzCheck.require(key.byteCount != 32, "invalidKeyLength")
+            default: FuzzCheck.fail("unexpected chachapoly error \(e)")
+            }
+        }
+    },
+    seeds: {
+        var out: [[UInt8]] = []
+        for n in [0, 17, 600] {
+            var w = SeedWriter()
+            w.byte(1)
+            w.raw([UInt8](repeating: 0x12, count: 12))
+            w.byte(5)
+            w.raw([1, 2, 3, 4, 5])
+            w.u16(UInt16(n))
+            w.raw((0..<n).map { UInt8(truncatingIfNeeded: $0) })
+            out.append(w.bytes)
+        }
+        return out
+    }
+)

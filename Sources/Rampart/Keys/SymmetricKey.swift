@@ -54,7 +54,7 @@ public struct SymmetricKey: Sendable, Equatable {
     var backend: Backend { pinnedBackend ?? CPU.defaultBackend }
 
     /// The same key (the same wiped storage, no copy of the bytes) pinned to one implementation:
-    /// every operation that takes this key (`SecretBox`, `XSalsa20`, `Salsa20`, `AES.Cipher(key:)`,
+    /// every operation that takes this key (`SecretBox`, `XSalsa20`, `Salsa20`, `ChaCha20`, `ChaChaPoly`, `AES.Cipher(key:)`,
     /// `AES.GCM` with a key, ...) runs on `backend`. This is how tests run one vector through both paths:
     /// a backend is pinned on the object that owns the state or the secret (a hasher, a cipher, a
     /// modulus, a key), never by an extra parameter on one-shot calls.

@@ -57,6 +57,10 @@ public enum Kernels {
     /// The Salsa20 stream and the stitched XSalsa20-Poly1305 of `SecretBox` (x86_64: AVX2, eight
     /// blocks at a time).
     public static let salsa20 = KernelChoice("salsa20", kernel: SalsaKernel.name, supported: SalsaKernel.supported(CPU.features))
+    /// The ChaCha20 stream and ChaCha20-Poly1305 (x86_64: AVX2, eight blocks at a time).
+    public static let chacha20 = KernelChoice("chacha20", kernel: ChaChaKernel.name, supported: ChaChaKernel.supported(CPU.features))
+    /// The Argon2 compression and segment fill of `Argon2id` (x86_64: AVX2).
+    public static let argon2 = KernelChoice("argon2", kernel: Argon2Kernel.name, supported: Argon2Kernel.supported(CPU.features))
     /// The AES block function and its modes (x86_64: AES-NI; arm64: the ARMv8 AES instructions).
     public static let aes = KernelChoice("aes", kernel: AESKernel.name, supported: AESKernel.supported(CPU.features))
     /// GHASH, for AES-GCM, with the AES kernel (x86_64: PCLMULQDQ, stitched with AES-NI; arm64: PMULL).
@@ -71,7 +75,7 @@ public enum Kernels {
                                                 supported: MontgomeryKernel.wideSupported(CPU.features))
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, aes, ghash, montgomery, modexp2048]
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, ghash, montgomery, modexp2048]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.
     public static var summary: String { all.map(\.description).joined(separator: ", ") }

@@ -48,6 +48,28 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let opened = try SecretBox.open(box, using: key.pinned(to: b), nonce: nonce)
             #expect(opened == msg)
             results[i] = [stream, box]
+        case "chacha20":
+            // 3001 bytes: five 512-byte kernel groups, then the portable four-block path and a tail.
+            let key = SymmetricKey(data: pattern(32, 14)).pinned(to: b), nonce = pattern(12, 15), msg = pattern(3001, 16)
+            let stream = try ChaCha20.xor(msg, key: key, nonce: nonce, counter: 1)
+            let box = try ChaChaPoly.seal(msg, using: key, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: pattern(17, 17))
+            #expect(try ChaChaPoly.open(box, using: key, authenticating: pattern(17, 17)) == msg)
+            // RFC 8439 §2.4.2 (first 16 bytes of the sunscreen ciphertext).
+            let rfc = try ChaCha20.xor(Array("Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8),
+                                       key: SymmetricKey(data: (0..<32).map { UInt8($0) }).pinned(to: b),
+                                       nonce: [0, 0, 0, 0, 0, 0, 0, 0x4a, 0, 0, 0, 0], counter: 1)
+            results[i] = [Array(rfc[0..<16]), stream, box.ciphertext, box.tag]
+            published = [(0, "6e2e359a2568f98041ba0728dd0d6981")]
+        case "argon2":
+            // RFC 9106 §5.3, and a two-pass single-lane run that reaches the data-dependent addressing.
+            let rfc = try Argon2id.deriveKey(password: [UInt8](repeating: 1, count: 32), salt: [UInt8](repeating: 2, count: 16),
+                                             iterations: 3, memoryKiB: 32, parallelism: 4, outputByteCount: 32,
+                                             secret: [UInt8](repeating: 3, count: 8), associatedData: [UInt8](repeating: 4, count: 12),
+                                             backend: b)
+            let other = try Argon2id.deriveKey(password: pattern(20, 18), salt: pattern(16, 19), iterations: 2, memoryKiB: 300,
+                                               parallelism: 1, outputByteCount: 80, backend: b)
+            results[i] = [rfc.withUnsafeBytes { Array($0) }, other.withUnsafeBytes { Array($0) }]
+            published = [(0, "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659")]
         case "aes":
             let cipher = try AES.Cipher(key: pattern(32, 4), backend: b)
             #expect(cipher.backend == (b == .hardware && Kernels.aes.isActive ? .hardware : .portable))
@@ -94,7 +116,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "aes", "ghash", "montgomery", "modexp-2048"])
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "ghash", "montgomery", "modexp-2048"])
         for k in Kernels.all {
             #expect(k.description == "\(k.primitive): \(k.selected)")
             if k.isActive { #expect(k.kernel != nil && k.selected == k.kernel) } else { #expect(k.selected == "portable") }
