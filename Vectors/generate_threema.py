@@ -170,9 +170,29 @@ for cid, source, pw, ident, key, text in id_backups:
     cases.append({"id": cid, "op": "id-backup", "heavy": False, "source": source, "password": pw, "identity": ident,
                   "secret_key": key, "backup": text})
 
+# Version-1 ID backups (Argon2id m = 128 MiB, t = 8, p = 1; ChaCha20-Poly1305, zero nonce, AAD =
+# version ‖ salt), re-checked with the Python `cryptography` package (OpenSSL's Argon2id and AEAD).
+from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+id_backups_v1 = [
+    ("id-backup-libthreema-v1", "libthreema id_backup/mod.rs tests", "ThisIsABadPassword", "0ZAHXXHB",
+     "255d619ebec82341a5abe0b3ff736f900faa3eda1cb86b34f102394f86a41b2c",
+     "AHCV-YVN5-MZF6-H47E-BFDA-XPQ4-523T-QEJ7-Q7TB-5O2G-U3LM-IPAY-PMO3-RWYJ-FZ5F-VRAH-5MHT-IP2E-ODYI-GXW4-4NAF-EOCO-OZPR-NZK4-CHVE-LYVL"),
+    ("id-backup-android-v1", "threema-android IdentityBackupTest.kt (its 'v2')", "superS3cr3tpaZZword", "ABCD1234", "cc" * 32,
+     "AEMW-DRSQ-XRIX-N2HH-J5KC-F7OC-VZQD-BXRI-QCR4-ZUHC-DSQM-3QMN-7M4B-WIEW-MI3V-LODW-XRWS-ZJ3M-DAW2-JJDP-TPDQ-JAXN-SVB3-AKQP-46PL-T2ZL"),
+]
+for cid, source, pw, ident, key, text in id_backups_v1:
+    raw = b32dec(text)
+    assert len(raw) == 65 and raw[0] == 1, cid
+    k = Argon2id(salt=raw[1:9], length=32, iterations=8, lanes=1, memory_cost=128 * 1024).derive(pw.encode())
+    plain = ChaCha20Poly1305(k).decrypt(bytes(12), raw[9:], raw[:9])
+    assert plain[:8] == ident.encode() and plain[8:].hex() == key, cid
+    cases.append({"id": cid, "op": "id-backup", "heavy": True, "source": source, "password": pw, "identity": ident,
+                  "secret_key": key, "backup": text})
+
 out = {
     "kind": "threema",
-    "source": "Published Threema test values (threema-android, threema-ios, multidevice-kdf, threema-msgapi-sdk-python), transcribed from ../shared/vectors/threema_vectors.json and re-checked by Vectors/generate_threema.py with hashlib and PyNaCl; plus whole envelopes, the directory response and the login vouch computed independently with PyNaCl (libsodium) and hashlib (marked self-computed in each case). Facts only; no code copied.",
+    "source": "Published Threema test values (threema-android, threema-ios, multidevice-kdf, threema-msgapi-sdk-python), transcribed from ../shared/vectors/threema_vectors.json and re-checked by Vectors/generate_threema.py with hashlib, PyNaCl, libnacl and cryptography; plus whole envelopes, the directory response and the login vouch computed independently with PyNaCl (libsodium) and hashlib (marked self-computed in each case). Facts only; no code copied.",
     "cases": cases,
 }
 path = os.path.join(os.path.dirname(__file__), "threema", "published.json")

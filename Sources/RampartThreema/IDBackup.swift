@@ -21,7 +21,8 @@ public enum IDBackup {
     public static let legacyByteCount = 50
     /// PBKDF2 iterations of the legacy scheme.
     public static let legacyIterations = 100_000
-    /// The shortest password the apps accept (bytes of UTF-8).
+    /// The shortest password for a new backup (bytes of UTF-8; the current apps ask for 8). Reading
+    /// accepts any non-empty password, since older apps allowed 6 characters.
     public static let minimumPasswordLength = 8
     /// The longest password accepted here (bytes of UTF-8), a bound on work and memory.
     public static let maximumPasswordLength = 4096
@@ -47,7 +48,8 @@ public enum IDBackup {
         var plain = identity.id.bytes + identity.privateKey.rawRepresentation
         defer { plain.secureWipe() }
         plain += SHA256.hash(data: plain).bytes.prefix(2)
-        var data = try xorKeystream(plain, password: password, salt: salt, iterations: iterations)
+        var data = try xorKeystream(plain, password: password, salt: salt, iterations: iterations,
+                                    minimum: minimumPasswordLength)
         defer { data.secureWipe() }
         data.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }   // the ciphertext: public by design
         return grouped(Base32.encode(salt + data))
@@ -84,7 +86,8 @@ public enum IDBackup {
         guard raw.count == legacyByteCount else {
             return try decodeVersioned(raw, password: password)
         }
-        var plain = try xorKeystream(Array(raw[8...]), password: password, salt: Array(raw[0..<8]), iterations: iterations)
+        var plain = try xorKeystream(Array(raw[8...]), password: password, salt: Array(raw[0..<8]), iterations: iterations,
+                                     minimum: 1)
         defer { plain.secureWipe() }
         let check = SHA256.hash(data: plain[0..<40]).bytes.prefix(2)
         guard ConstantTime.equals(check, plain[40..<42]) else { throw .wrongPassword }
@@ -95,10 +98,11 @@ public enum IDBackup {
     }
 
     /// The keystream step shared by both directions.
-    static func xorKeystream(_ data: [UInt8], password: String, salt: [UInt8], iterations: Int) throws(ThreemaError) -> [UInt8] {
+    static func xorKeystream(_ data: [UInt8], password: String, salt: [UInt8], iterations: Int,
+                             minimum: Int) throws(ThreemaError) -> [UInt8] {
         var pw = Array(password.utf8)
         defer { pw.secureWipe() }
-        let allowed = minimumPasswordLength...maximumPasswordLength
+        let allowed = minimum...maximumPasswordLength
         guard allowed.contains(pw.count) else { throw .invalidPasswordLength(allowed: allowed) }
         do {
             let key = try PBKDF2.deriveKey(password: pw, salt: salt, prf: .hmacSHA256, iterations: iterations,

@@ -3,7 +3,7 @@
 
 import Foundation
 import Rampart
-import RampartThreema
+@_spi(Testing) import RampartThreema
 import RampartCodecs
 
 enum ThreemaVectors {
@@ -101,15 +101,18 @@ enum ThreemaVectors {
             }
         case "id-backup":
             // Decode the published text (and a lower-case, dash-free retyping of it); re-encoding
-            // with the backup's own salt must give the published text back (legacy scheme).
+            // with the backup's own salt must give the published text back (legacy scheme and
+            // version 1).
             let text: String = try field(c, "backup", id)
             let want = Array((try field(c, "identity", id) as String).utf8) + (try hexField(c, "secret_key", id))
             return checkOnce("threema", id, expected: want + want + Array(text.utf8)) {
                 let password: String = try field(c, "password", id)
                 let a = try IDBackup.decode(text, password: password)
                 let b = try IDBackup.decode(text.lowercased().split(separator: "-").joined(), password: password)
-                let salt = Array(try Base32.decode(text, mode: .lenient).prefix(8))
-                let again = try IDBackup.encode(identity: a, password: password, salt: salt)
+                let raw = try Base32.decode(text, mode: .lenient)
+                let again = raw.count == IDBackup.legacyByteCount
+                    ? try IDBackup.encode(identity: a, password: password, salt: Array(raw.prefix(8)))
+                    : try IDBackup.encodeVersion1(identity: a, password: password, salt: Array(raw[1..<9]))
                 return a.id.bytes + a.privateKey.rawRepresentation + b.id.bytes + b.privateKey.rawRepresentation + Array(again.utf8)
             }
         case "directory-response":

@@ -42,6 +42,35 @@ struct IDBackupTests {
         #expect(throws: ThreemaError.self) { try IDBackup.decode(text, password: "password1") }
     }
 
+    @Test func version1RoundTripAtATestCost() throws {
+        let text = try IDBackup.encodeVersion1(identity: alice, password: "ThisIsABadPassword", salt: [1, 2, 3, 4, 5, 6, 7, 8],
+                                               memoryKiB: 64, iterations: 1)
+        #expect(text.count == 129)   // 104 Base32 characters in 26 groups
+        let raw = try Base32.decode(text, mode: .lenient)
+        #expect(raw.count == 65 && raw[0] == 1)
+        let back = try IDBackup.decodeVersioned(raw, password: "ThisIsABadPassword", memoryKiB: 64, iterations: 1)
+        #expect(back.id == alice.id && back.publicKey == alice.publicKey)
+        #expect(throws: ThreemaError.wrongPassword) {
+            try IDBackup.decodeVersioned(raw, password: "ThisIsAGoodPassword", memoryKiB: 64, iterations: 1)
+        }
+        for i in [0, 1, 9, 30, 48, 49, 64] where i != 0 {
+            var t = raw
+            t[i] ^= 0x10
+            #expect(throws: ThreemaError.wrongPassword) {
+                try IDBackup.decodeVersioned(t, password: "ThisIsABadPassword", memoryKiB: 64, iterations: 1)
+            }
+        }
+        #expect(throws: ThreemaError.malformedBackup(.invalidLength(64))) {
+            try IDBackup.decodeVersioned(Array(raw.prefix(64)), password: "ThisIsABadPassword", memoryKiB: 64, iterations: 1)
+        }
+    }
+
+    /// libthreema's own negative cases: version 0x00 is the explicit legacy marker, 0xFF unknown.
+    @Test(arguments: [("AD77-7777", UInt8(0)), ("7777-7777", UInt8(0xFF))])
+    func libthreemaVersionErrors(_ text: String, _ version: UInt8) {
+        #expect(throws: ThreemaError.malformedBackup(.unsupportedVersion(version))) { try IDBackup.decode(text, password: "password1") }
+    }
+
     @Test func versionedBackupsAreRecognised() throws {
         // A 60-byte decode is not legacy: its first byte is the version.
         let raw = [UInt8(7)] + [UInt8](repeating: 0, count: 59)
