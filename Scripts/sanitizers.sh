@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 export RAMPART_REQUIRE_REFERENCE=1
-tsan_skip=${TSAN_SKIP:-'sharedVectorFile|ownVectorFile|IteratedMillion|SecretLifetimeTests'}
+tsan_skip=${TSAN_SKIP:-'sharedVectorFile|ownVectorFile|threemaVectorFile|IteratedMillion|SecretLifetimeTests'}
 
 which=("$@")
 [ ${#which[@]} -eq 0 ] && which=(address thread)
