@@ -473,6 +473,9 @@ let chachaPolyOpenTarget = FuzzTarget(
         func open(_ b: Backend) -> OpenResult {
             result { () throws(RampartError) in
                 guard box.count >= 16 else { throw .invalidInputLength }
+                // The raw-buffer forms check the key before the nonce; check in the same order here
+                // so that a box with both wrong reports the same error on every path.
+                guard key.byteCount == 32 else { throw .invalidKeyLength }
                 let sb = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: nonce), ciphertext: box.dropLast(16),
                                                   tag: box.suffix(16))
                 return try ChaChaPoly.open(sb, using: key.pinned(to: b), authenticating: aad)
