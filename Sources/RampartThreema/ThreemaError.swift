@@ -40,6 +40,8 @@ public enum ThreemaError: Error, Equatable, Hashable, Sendable {
     case malformedSafeBackup(SafeFault)
     /// An argument a caller controls is outside its allowed range.
     case invalidArgument(String)
+    /// An Ibex forward-secrecy operation was refused (Docs/Threema.md §1).
+    case ibex(IbexFault)
 }
 
 /// Why a `3mid:` QR payload was refused.

@@ -1,0 +1,64 @@
+// The Ibex hash-chain ratchet (Docs/Threema.md §1.3): a chain key and a counter, the next chain key
+// BLAKE2b(key = CK, salt "kdf-ck", personal "3ma-e2e"), the message key BLAKE2b(key = CK, salt
+// "kdf-aek", personal "3ma-e2e").
+
+import Rampart
+
+/// Namespace of the Ibex forward-secrecy subprotocol (Docs/Threema.md §1).
+public enum Ibex {
+    /// The BLAKE2b personalisation of every Ibex derivation.
+    public static let personal = "3ma-e2e"
+}
+
+extension Ibex {
+    /// One direction of one DH mode (2DH or 4DH): a chain key and the counter of the message it
+    /// would encrypt next. Each chain key is released (and so wiped by ``SymmetricKey``) as soon
+    /// as the ratchet turns past it; the ratchet only turns forward.
+    public struct KDFRatchet: Sendable {
+        /// The most steps one catch-up may turn (Android and iOS `MAX_COUNTER_INCREMENT`; one
+        /// passage of the protocol text says 1000, the rest and the apps 25000, §7.3).
+        public static let maxCounterIncrement: UInt64 = 25000
+
+        /// The counter of the current chain key (the counter a message encrypted now carries).
+        public private(set) var counter: UInt64
+        private var chainKey: SymmetricKey
+
+        /// A ratchet at `counter` (1 for a fresh root key, §1.3) with `chainKey`.
+        ///
+        /// - Throws: ``ThreemaError/invalidArgument(_:)`` unless the chain key has 32 bytes.
+        public init(counter: UInt64 = 1, chainKey: SymmetricKey) throws(ThreemaError) {
+            guard chainKey.byteCount == 32 else { throw .invalidArgument("an Ibex chain key has 32 bytes") }
+            self.counter = counter
+            self.chainKey = chainKey
+        }
+
+        /// The message key `XDHMK` for the current counter.
+        public var currentEncryptionKey: SymmetricKey {
+            ThreemaKDF.derive(key: chainKey, salt: "kdf-aek", personal: Ibex.personal)
+        }
+
+        /// Replaces the chain key by its successor and increments the counter.
+        public mutating func turn() {
+            chainKey = ThreemaKDF.derive(key: chainKey, salt: "kdf-ck", personal: Ibex.personal)
+            counter &+= 1
+        }
+
+        /// Turns until the counter equals `target` and returns the number of steps taken.
+        ///
+        /// - Throws: ``ThreemaError/ibex(_:)`` with ``IbexFault/counterInPast(ratchet:message:)``
+        ///   when `target` is below the counter, or ``IbexFault/counterTooFarAhead(ratchet:message:)``
+        ///   when it is more than ``maxCounterIncrement`` ahead. The ratchet is unchanged then.
+        @discardableResult
+        public mutating func turn(until target: UInt64) throws(ThreemaError) -> UInt64 {
+            guard target >= counter else { throw .ibex(.counterInPast(ratchet: counter, message: target)) }
+            let steps = target - counter
+            guard steps <= Self.maxCounterIncrement else {
+                throw .ibex(.counterTooFarAhead(ratchet: counter, message: target))
+            }
+            for _ in 0..<steps { turn() }
+            return steps
+        }
+
+        @_spi(Testing) public var chainKeyForTesting: SymmetricKey { chainKey }
+    }
+}
