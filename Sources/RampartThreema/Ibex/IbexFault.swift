@@ -33,4 +33,11 @@ public enum IbexFault: Error, Equatable, Hashable, Sendable {
     /// The message needs a ratchet the session's state does not have (for example a 4DH message
     /// in `R20`, or sending in `R20`).
     case stateMismatch
+    /// An encapsulated message's versions do not fit the session (applied above offered, or a 2DH
+    /// message not at the `Init`'s minimum version).
+    case versionMismatch
+    /// The decrypted inner message is empty (it must hold at least the type byte).
+    case emptyInner
+    /// An `Accept` or `Init` was given to a session in a state that does not expect it.
+    case unexpectedKeyOffer
 }

@@ -1,0 +1,251 @@
+// One Ibex session between two identities, sans I/O (Docs/Threema.md §1.4, §1.5): the four ratchets,
+// the state inferred from which of them exist, and encryption and decryption of the inner message
+// (`type ‖ body`, no padding) with XSalsa20-Poly1305 under a zero nonce.
+//
+// What is here: the key agreement and state transitions L20 → L44 (RL44) for the initiator and
+// R20 → R24 → R44 (RL44) for the responder, encrypt/decrypt with counters and catch-up. What is NOT
+// here yet: storage, the race rule (lowest session ID wins), the 24-hour refresh, Reject/Terminate
+// handling, and the full 4DH version-upgrade steps of csp-e2e-fs.proto (4DH messages are sent with
+// offered = applied = min(local max, remote max) and received with only `applied ≤ offered`
+// checked).
+
+import Rampart
+
+extension Ibex {
+    /// The state names the apps use (Docs/Threema.md §1.4); `L44` and `R44` are both ``rl44``.
+    public enum State: Sendable, Hashable {
+        /// Initiator, `Init` sent: outgoing 2DH, no incoming.
+        case l20
+        /// Responder, `Init` received, `Accept` not yet sent: incoming 2DH, no outgoing.
+        case r20
+        /// Responder, `Accept` sent: incoming 2DH (for messages in flight) and 4DH, outgoing 4DH.
+        case r24
+        /// Bidirectional 4DH.
+        case rl44
+    }
+
+    /// A session as a value: copy it before a risky step or keep it as is on a thrown error (every
+    /// mutating method changes nothing when it throws). Chain keys and the initiator's ephemeral
+    /// secret are released, and so wiped, as soon as the state no longer needs them.
+    public struct Session: Sendable {
+        /// The 16-byte session ID (chosen by the initiator).
+        public let sessionID: [UInt8]
+        /// This side's identity ID.
+        public let ownID: ThreemaID
+        /// The peer.
+        public let peer: ThreemaContact
+        /// This side's role.
+        public let role: Role
+        /// The version range this side announced (in `Init` or `Accept`).
+        public let localVersions: VersionRange
+        /// The range the peer announced, once known.
+        public private(set) var remoteVersions: VersionRange?
+
+        /// Kept for the initiator's `es` (CK_SI × FSSK_SR) once the Accept arrives.
+        private let identity: ThreemaIdentity
+        private var ephemeral: Curve25519.KeyAgreement.PrivateKey?
+        private var peerEphemeral: Curve25519.KeyAgreement.PublicKey?
+        private(set) var my2DH: KDFRatchet?
+        private(set) var peer2DH: KDFRatchet?
+        private(set) var my4DH: KDFRatchet?
+        private(set) var peer4DH: KDFRatchet?
+
+        /// The state, inferred from which ratchets exist (§1.4). Only the four legal combinations
+        /// can arise through this type's API.
+        public var state: State {
+            switch (my2DH != nil, peer2DH != nil, my4DH != nil, peer4DH != nil) {
+            case (true, false, false, false): return .l20
+            case (false, true, false, false): return .r20
+            case (false, true, true, true): return .r24
+            default: return .rl44
+            }
+        }
+
+        /// The version of outgoing 4DH messages: `min(local max, remote max)`.
+        public var negotiatedVersion: Version? {
+            remoteVersions.map { Swift.min($0.max, localVersions.max) }
+        }
+
+        private init(sessionID: [UInt8], identity: ThreemaIdentity, peer: ThreemaContact, role: Role,
+                     localVersions: VersionRange) {
+            self.sessionID = sessionID
+            self.identity = identity
+            self.ownID = identity.id
+            self.peer = peer
+            self.role = role
+            self.localVersions = localVersions
+        }
+
+        // MARK: Initiator
+
+        /// Starts a session as initiator (state ``State/l20``) and returns it with the `Init`
+        /// envelope to send.
+        ///
+        /// - Throws: ``ThreemaError/invalidArgument(_:)`` for a session ID other than 16 bytes or
+        ///   `min > max`, ``ThreemaError/invalidPublicKey`` for a small-order peer key.
+        public static func initiate(identity: ThreemaIdentity, peer: ThreemaContact, sessionID: [UInt8],
+                                    ephemeral: Curve25519.KeyAgreement.PrivateKey,
+                                    versions: VersionRange = VersionRange(min: Versions.v1_0, max: Versions.v1_2))
+            throws(ThreemaError) -> (session: Session, initEnvelope: Envelope) {
+            guard sessionID.count == Envelope.sessionIDLength, versions.min <= versions.max else {
+                throw .invalidArgument("a session ID has 16 bytes and a version range min ≤ max")
+            }
+            let secrets = try SharedSecrets.initiator(identity: identity, peer: peer, ephemeral: ephemeral, peerEphemeral: nil)
+            var s = Session(sessionID: sessionID, identity: identity, peer: peer, role: .initiator, localVersions: versions)
+            s.ephemeral = ephemeral
+            s.my2DH = try KDFRatchet(chainKey: secrets.rootKey2DH(initiator: identity.id))
+            let offer = KeyOffer(ephemeralPublicKey: Array(ephemeral.publicKey.rawRepresentation), supportedVersion: versions)
+            return (s, Envelope(sessionID: sessionID, content: .initiate(offer)))
+        }
+
+        /// Processes the responder's `Accept` (initiator in ``State/l20`` only): derives the 4DH
+        /// ratchets, drops the 2DH ratchet and the ephemeral secret, and moves to ``State/rl44``.
+        ///
+        /// - Throws: ``IbexFault/unexpectedKeyOffer`` in another state or role,
+        ///   ``ThreemaError/invalidPublicKey`` for a bad key; the session is unchanged then.
+        public mutating func processAccept(_ accept: KeyOffer) throws(ThreemaError) {
+            guard role == .initiator, state == .l20, let ephemeral else { throw .ibex(.unexpectedKeyOffer) }
+            let peerFSSK: Curve25519.KeyAgreement.PublicKey
+            do { peerFSSK = try .init(rawRepresentation: accept.ephemeralPublicKey) } catch { throw .invalidPublicKey }
+            let secrets = try SharedSecrets.initiator(identity: identity, peer: peer, ephemeral: ephemeral, peerEphemeral: peerFSSK)
+            guard let keys = secrets.rootKeys4DH(local: ownID, remote: peer.id) else { throw .ibex(.unexpectedKeyOffer) }
+            let mine = try KDFRatchet(chainKey: keys.local)
+            let theirs = try KDFRatchet(chainKey: keys.remote)
+            my4DH = mine
+            peer4DH = theirs
+            my2DH = nil
+            self.ephemeral = nil
+            remoteVersions = accept.effectiveVersionRange
+        }
+
+        // MARK: Responder
+
+        /// Creates the responder's session from a received `Init` (state ``State/r20``): the peer's
+        /// 2DH ratchet only. Call ``accept(ephemeral:versions:)`` before sending.
+        ///
+        /// - Throws: ``ThreemaError/invalidPublicKey`` for a bad key,
+        ///   ``ThreemaError/invalidArgument(_:)`` for a session ID other than 16 bytes.
+        public static func receiveInit(_ offer: KeyOffer, sessionID: [UInt8], identity: ThreemaIdentity,
+                                       peer: ThreemaContact,
+                                       versions: VersionRange = VersionRange(min: Versions.v1_0, max: Versions.v1_2))
+            throws(ThreemaError) -> Session {
+            guard sessionID.count == Envelope.sessionIDLength, versions.min <= versions.max else {
+                throw .invalidArgument("a session ID has 16 bytes and a version range min ≤ max")
+            }
+            let peerFSSK: Curve25519.KeyAgreement.PublicKey
+            do { peerFSSK = try .init(rawRepresentation: offer.ephemeralPublicKey) } catch { throw .invalidPublicKey }
+            let ss = try Ibex.sharedSecret(identity.privateKey, peer.publicKey)
+            let se = try Ibex.sharedSecret(identity.privateKey, peerFSSK)
+            let root = SharedSecrets(ss: ss, se: se, es: nil, ee: nil).rootKey2DH(initiator: peer.id)
+            var s = Session(sessionID: sessionID, identity: identity, peer: peer, role: .responder, localVersions: versions)
+            s.peerEphemeral = peerFSSK
+            s.peer2DH = try KDFRatchet(chainKey: root)
+            s.remoteVersions = offer.effectiveVersionRange
+            return s
+        }
+
+        /// Chooses this side's ephemeral key (responder in ``State/r20`` only), derives the 4DH
+        /// ratchets and returns the `Accept` envelope; the state becomes ``State/r24``.
+        ///
+        /// - Throws: ``IbexFault/unexpectedKeyOffer`` in another state or role,
+        ///   ``ThreemaError/invalidPublicKey``; the session is unchanged then.
+        public mutating func accept(ephemeral: Curve25519.KeyAgreement.PrivateKey) throws(ThreemaError) -> Envelope {
+            guard role == .responder, state == .r20, let peerEphemeral else { throw .ibex(.unexpectedKeyOffer) }
+            let secrets = try SharedSecrets.responder(identity: identity, peer: peer, ephemeral: ephemeral, peerEphemeral: peerEphemeral)
+            guard let keys = secrets.rootKeys4DH(local: ownID, remote: peer.id) else { throw .ibex(.unexpectedKeyOffer) }
+            let mine = try KDFRatchet(chainKey: keys.local)
+            let theirs = try KDFRatchet(chainKey: keys.remote)
+            my4DH = mine
+            peer4DH = theirs
+            self.peerEphemeral = nil
+            let offer = KeyOffer(ephemeralPublicKey: Array(ephemeral.publicKey.rawRepresentation), supportedVersion: localVersions)
+            return Envelope(sessionID: sessionID, content: .accept(offer))
+        }
+
+        // MARK: Messages
+
+        /// Encrypts `type ‖ body` with the sending ratchet of the current state (2DH in
+        /// ``State/l20``, 4DH in ``State/r24`` and ``State/rl44``) and turns that ratchet.
+        ///
+        /// - Throws: ``IbexFault/stateMismatch`` in ``State/r20`` (nothing to send with).
+        public mutating func encrypt(type: UInt8, body: [UInt8], groupIdentity: GroupIdentity? = nil)
+            throws(ThreemaError) -> Envelope {
+            let dhType: DHType
+            var ratchet: KDFRatchet
+            let version: Version
+            if let r = my4DH, let v = negotiatedVersion {
+                (dhType, ratchet, version) = (.fourDH, r, v)
+            } else if let r = my2DH {
+                (dhType, ratchet, version) = (.twoDH, r, localVersions.min)
+            } else {
+                throw .ibex(.stateMismatch)
+            }
+            var plaintext = [type] + body
+            defer { Ibex.wipe(&plaintext) }
+            let sealed: [UInt8]
+            do { sealed = try SecretBox.seal(plaintext, using: ratchet.currentEncryptionKey, nonce: Ibex.zeroNonce) } catch {
+                throw .invalidArgument("secretbox")
+            }
+            let message = Encapsulated(dhType: dhType, counter: ratchet.counter, encryptedInner: sealed,
+                                       offeredVersion: version, appliedVersion: version, groupIdentity: groupIdentity)
+            ratchet.turn()
+            if dhType == .fourDH { my4DH = ratchet } else { my2DH = ratchet }
+            return Envelope(sessionID: sessionID, content: .encapsulated(message))
+        }
+
+        /// Decrypts an encapsulated message with the receiving ratchet its DH type names, turning
+        /// the ratchet up to the message's counter (at most ``KDFRatchet/maxCounterIncrement``
+        /// steps) and, after authentication, once more: the key of a decrypted message is gone, so
+        /// a replay fails with ``IbexFault/counterInPast(ratchet:message:)``. The first 4DH message
+        /// in ``State/r24`` drops the 2DH ratchet (→ ``State/rl44``).
+        ///
+        /// - Throws: ``ThreemaError/authenticationFailed``, ``ThreemaError/ibex(_:)``
+        ///   (``IbexFault/stateMismatch``, ``IbexFault/versionMismatch``, ``IbexFault/emptyInner``,
+        ///   counter faults). The session is unchanged whenever it throws.
+        public mutating func decrypt(_ message: Encapsulated) throws(ThreemaError) -> (type: UInt8, body: [UInt8]) {
+            guard message.effectiveAppliedVersion <= message.effectiveOfferedVersion else { throw .ibex(.versionMismatch) }
+            var ratchet: KDFRatchet
+            switch message.dhType {
+            case .twoDH:
+                guard let r = peer2DH, let range = remoteVersions else { throw .ibex(.stateMismatch) }
+                guard message.effectiveOfferedVersion == range.min, message.effectiveAppliedVersion == range.min else {
+                    throw .ibex(.versionMismatch)
+                }
+                ratchet = r
+            case .fourDH:
+                guard let r = peer4DH else { throw .ibex(.stateMismatch) }
+                ratchet = r
+            }
+            try ratchet.turn(until: message.counter)
+            let plaintext: [UInt8]
+            do {
+                plaintext = try SecretBox.open(message.encryptedInner, using: ratchet.currentEncryptionKey, nonce: Ibex.zeroNonce)
+            } catch {
+                throw .authenticationFailed
+            }
+            guard let type = plaintext.first else { throw .ibex(.emptyInner) }
+            ratchet.turn()
+            switch message.dhType {
+            case .twoDH: peer2DH = ratchet
+            case .fourDH:
+                peer4DH = ratchet
+                peer2DH = nil
+            }
+            return (type, Array(plaintext.dropFirst()))
+        }
+
+        /// Decrypts the content of an envelope addressed to this session.
+        ///
+        /// - Throws: ``IbexFault/stateMismatch`` for another session ID or a non-encapsulated
+        ///   content, and everything ``decrypt(_:)`` throws.
+        public mutating func decrypt(_ envelope: Envelope) throws(ThreemaError) -> (type: UInt8, body: [UInt8]) {
+            guard envelope.sessionID == sessionID, case .encapsulated(let m) = envelope.content else {
+                throw .ibex(.stateMismatch)
+            }
+            return try decrypt(m)
+        }
+    }
+
+    /// The fixed 24-byte zero nonce of `encrypted_inner` (each message key is used once).
+    static let zeroNonce = [UInt8](repeating: 0, count: 24)
+}
