@@ -155,4 +155,25 @@ import Testing
             #expect(a.state == .rl44 && b.state == .rl44)
         }
     }
+
+    /// Mutated wire bytes of real messages: decoding or decryption either succeeds (only for the
+    /// untouched message) or throws, and a refusal never moves the receiving ratchet.
+    @Test func mutationFuzz() throws {
+        var rng = SplitMix64(seed: 0x1b3e)
+        var (a, b) = try start()
+        var messages: [[UInt8]] = []
+        for i in 0..<8 { messages.append(try a.encrypt(type: 0x01, body: [UInt8](repeating: UInt8(i), count: i)).encoded()) }
+        for _ in 0..<(isDebugBuild ? 3000 : 15000) {
+            let original = messages[Int(rng.next() % UInt64(messages.count))]
+            let input = mutated(original, &rng)
+            var copy = b
+            let before = copy.peer2DH?.counter
+            guard let envelope = try? Ibex.Envelope(decoding: input) else { continue }
+            if (try? copy.decrypt(envelope)) == nil {
+                #expect(copy.peer2DH?.counter == before)
+            }
+        }
+        // The untouched messages still decrypt in order.
+        for (i, m) in messages.enumerated() { #expect(try b.decrypt(Ibex.Envelope(decoding: m)).body.count == i) }
+    }
 }
