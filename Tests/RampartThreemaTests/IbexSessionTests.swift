@@ -128,6 +128,14 @@ import Testing
         }
         _ = try b.accept(ephemeral: V.bobFSSK)
         #expect(throws: ThreemaError.ibex(.unexpectedKeyOffer)) { _ = try b.accept(ephemeral: V.bobFSSK) }
+        // A small-order ephemeral key (all-zero shared secret, §7.5) is refused.
+        let zeroKey = Ibex.KeyOffer(ephemeralPublicKey: [UInt8](repeating: 0, count: 32), supportedVersion: nil)
+        #expect(throws: ThreemaError.invalidPublicKey) {
+            _ = try Ibex.Session.receiveInit(zeroKey, sessionID: Self.sid, identity: V.bob, peer: V.alice.contact)
+        }
+        var (a, _) = try start()
+        #expect(throws: ThreemaError.invalidPublicKey) { try a.processAccept(zeroKey) }
+        #expect(a.state == .l20)
     }
 
     /// Random sessions: many messages in both directions with random drops and reordering within
