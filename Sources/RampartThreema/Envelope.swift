@@ -313,12 +313,7 @@ public enum EndToEnd {
         return try! MessageEnvelope(parsing: bytes)
     }
 
-    static func randomNonce<R: RandomNumberGenerator>(_ rng: inout R) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: 24) { b, n in
-            for i in 0..<3 { UnsafeMutableRawBufferPointer(b).storeBytes(of: rng.next(), toByteOffset: 8 * i, as: UInt64.self) }
-            n = 24
-        }
-    }
+    static func randomNonce<R: RandomNumberGenerator>(_ rng: inout R) -> [UInt8] { randomBytes(24, using: &rng) }
 
     static func metadataPlaintext(_ message: OutgoingMessage) -> [UInt8] {
         MessageMetadata(nickname: message.nickname, messageID: message.messageID, createdAt: message.createdAt).encoded

@@ -32,9 +32,7 @@ public enum IDBackup {
     /// - Throws: ``ThreemaError/invalidPasswordLength(allowed:)``.
     public static func encode<R: RandomNumberGenerator>(identity: ThreemaIdentity, password: String,
                                                         using rng: inout R) throws(ThreemaError) -> String {
-        var salt = [UInt8](repeating: 0, count: 8)
-        withUnsafeBytes(of: rng.next()) { salt = Array($0) }
-        return try encode(identity: identity, password: password, salt: salt)
+        try encode(identity: identity, password: password, salt: randomBytes(8, using: &rng))
     }
 
     /// Encodes with a given salt (vectors).

@@ -6,16 +6,17 @@ import Rampart
 /// zero-padded to 16 bytes in the parameter block (Docs/Threema.md §0.2), as
 /// `BLAKE2b(out, key, salt, personal, input)`.
 public enum ThreemaKDF {
-    /// `BLAKE2b(out = outputByteCount, key, salt, personal, input)` as a key.
-    ///
-    /// - Precondition: `salt` and `personal` have at most 16 UTF-8 bytes, the key 1...64 bytes and
-    ///   the output 1...64 bytes: every use in the protocol is a constant that satisfies this.
-    public static func derive(key: SymmetricKey, salt: String, personal: String,
-                              input: [UInt8] = [], outputByteCount: Int = 32) -> SymmetricKey {
-        var h = try! BLAKE2b(outputByteCount: outputByteCount, key: key,
-                             salt: padded(salt), personal: padded(personal))
-        h.update(data: input)
-        return h.finalize().withUnsafeBytes { SymmetricKey(data: $0) }
+    /// `BLAKE2b(out = outputByteCount, key, salt, personal, input)` for the protocol's own derivations:
+    /// constant salt and personal strings (at most 16 bytes) and keys of 32 or 64 bytes from the
+    /// module's own key types, so it cannot fail; callers with other inputs use the throwing form.
+    static func derive(key: SymmetricKey, salt: String, personal: String,
+                       input: [UInt8] = [], outputByteCount: Int = 32) -> SymmetricKey {
+        do {
+            return try derive(key: key, salt: Array(salt.utf8), personal: Array(personal.utf8), input: input,
+                              outputByteCount: outputByteCount)
+        } catch {
+            preconditionFailure("ThreemaKDF: \(error) (an internal derivation with invalid constants)")
+        }
     }
 
     /// Keyed BLAKE2b-256 with no salt and no personalisation (the second step of the directory
@@ -44,11 +45,6 @@ public enum ThreemaKDF {
         return h.finalize().withUnsafeBytes { SymmetricKey(data: $0) }
     }
 
-    static func padded(_ s: String) -> [UInt8] {
-        let bytes = Array(s.utf8)
-        precondition(bytes.count <= 16, "BLAKE2b salt and personal strings have at most 16 bytes")
-        return bytes + [UInt8](repeating: 0, count: 16 - bytes.count)
-    }
 }
 
 /// The keys one identity shares with one contact, computed once and reused for every message

@@ -70,9 +70,7 @@ public struct ProtectedMasterKey: Hashable, Sendable {
     /// Protects `masterKey` (32 bytes) with `passphrase` and a random salt.
     public static func protect<R: RandomNumberGenerator>(masterKey: SymmetricKey, passphrase: String,
                                                          using rng: inout R) throws(ThreemaError) -> ProtectedMasterKey {
-        var salt = [UInt8](repeating: 0, count: 8)
-        withUnsafeBytes(of: rng.next()) { salt = Array($0) }
-        return try protect(masterKey: masterKey, passphrase: passphrase, salt: salt)
+        try protect(masterKey: masterKey, passphrase: passphrase, salt: randomBytes(8, using: &rng))
     }
 
     /// Protects with a given salt (vectors).

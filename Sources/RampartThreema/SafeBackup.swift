@@ -192,8 +192,7 @@ public enum ThreemaSafe {
 
     /// Encrypts JSON bytes (gzip level 0, then secretbox) with a random nonce.
     public static func encrypt<R: RandomNumberGenerator>(json: [UInt8], key: SymmetricKey, using rng: inout R) throws(ThreemaError) -> [UInt8] {
-        var nonce = [UInt8](repeating: 0, count: 24)
-        for i in 0..<3 { withUnsafeBytes(of: rng.next()) { nonce.replaceSubrange((8 * i)..<(8 * i + 8), with: $0) } }
+        let nonce = randomBytes(24, using: &rng)
         var plain = Gzip.compressStored(json)
         defer { plain.secureWipe() }
         do { return nonce + (try SecretBox.seal(plain, using: key, nonce: nonce)) } catch { throw .invalidArgument("key") }

@@ -260,18 +260,7 @@ func threemaQRCommand(_ args: [String]) {
 func readPassword(_ o: Options, _ command: String) -> String {
     var bytes: [UInt8] = []
     if let path = o.values["password-file"] {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { usageError("\(command): cannot read --password-file \(path)") }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buf[0..<n]
-            guard bytes.count <= 1 << 16 else { usageError("\(command): password file too large") }
-        }
-        buf.secureWipe()
+        bytes = readFile(path, limit: 1 << 16, command)
     } else {
         readStdin { bytes.append(contentsOf: $0) }
     }

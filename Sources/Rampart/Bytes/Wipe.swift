@@ -114,3 +114,16 @@ extension Array where Element == UInt8 {
         self.withUnsafeMutableBytes { secureZero($0) }
     }
 }
+
+/// `count` bytes from `rng`, eight at a time from `next()` in little-endian order (so a test generator
+/// that replays a byte string reproduces it exactly). Shared by the protocol modules (nonces, salts,
+/// padding).
+package func randomBytes<R: RandomNumberGenerator>(_ count: Int, using rng: inout R) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(count + 8)
+    while out.count < count {
+        let w = rng.next()
+        for k in 0..<8 where out.count < count { out.append(UInt8(truncatingIfNeeded: w >> (8 * UInt64(k)))) }
+    }
+    return out
+}

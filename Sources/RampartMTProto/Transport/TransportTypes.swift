@@ -109,18 +109,6 @@ func le32Bytes(_ v: UInt32) -> [UInt8] {
     return out
 }
 
-/// `count` bytes from `rng`, eight at a time from `next()` in little-endian order (so a test generator
-/// that replays a byte string reproduces it exactly).
-func randomBytes<R: RandomNumberGenerator>(_ count: Int, using rng: inout R) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(count + 8)
-    while out.count < count {
-        let w = rng.next()
-        for k in 0..<8 where out.count < count { out.append(UInt8(truncatingIfNeeded: w >> (8 * UInt64(k)))) }
-    }
-    return out
-}
-
 /// A FIFO of received bytes: appends at the end, consumes from the front, compacts lazily.
 struct ByteQueue: Sendable, Hashable {
     private var storage: [UInt8] = []
