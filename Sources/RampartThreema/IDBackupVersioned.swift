@@ -61,7 +61,7 @@ extension IDBackup {
         do {
             let box = try ChaChaPoly.seal(plain, using: key, nonce: ChaChaPoly.Nonce(data: [UInt8](repeating: 0, count: 12)),
                                           authenticating: header)
-            var raw = header + box.ciphertext + box.tag
+            let raw = header + box.ciphertext + box.tag
             raw.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }   // the ciphertext: public by design
             return grouped(Base32.encode(raw))
         } catch { throw .invalidArgument("\(error)") }

@@ -40,4 +40,11 @@ public enum IbexFault: Error, Equatable, Hashable, Sendable {
     case emptyInner
     /// An `Accept` or `Init` was given to a session in a state that does not expect it.
     case unexpectedKeyOffer
+    /// An encapsulated message names a session this side does not have.
+    case unknownSession
+    /// The decrypted inner message's type may not be encapsulated at the applied version
+    /// (``Ibex/minimumVersion(for:)``), or never (0xa0 inside 0xa0).
+    case innerTypeNotAllowed(UInt8)
+    /// A group message type without a group identity in `Encapsulated`, or a 1:1 type with one.
+    case groupIdentityMismatch
 }

@@ -3,11 +3,10 @@
 // (`type ‖ body`, no padding) with XSalsa20-Poly1305 under a zero nonce.
 //
 // What is here: the key agreement and state transitions L20 → L44 (RL44) for the initiator and
-// R20 → R24 → R44 (RL44) for the responder, encrypt/decrypt with counters and catch-up. What is NOT
-// here yet: storage, the race rule (lowest session ID wins), the 24-hour refresh, Reject/Terminate
-// handling, and the full 4DH version-upgrade steps of csp-e2e-fs.proto (4DH messages are sent with
-// offered = applied = min(local max, remote max) and received with only `applied ≤ offered`
-// checked).
+// R20 → R24 → R44 (RL44) for the responder, version negotiation (the common version of both ranges,
+// then the 4DH upgrade steps: a higher offered minor raises the outgoing version, a higher applied
+// minor the incoming one), encrypt/decrypt with counters and catch-up. Storage, the race rule, the
+// 24-hour refresh and Reject/Terminate live one level up, in `Ibex.Processor` (IbexProcessor.swift).
 
 import Rampart
 
@@ -40,6 +39,17 @@ extension Ibex {
         public let localVersions: VersionRange
         /// The range the peer announced, once known.
         public private(set) var remoteVersions: VersionRange?
+        /// The range this side supports now. It starts as ``localVersions``; raise its maximum
+        /// after an upgrade and the 4DH upgrade steps move both directions up with the peer.
+        public var supportedVersions: VersionRange
+        /// `local-4dhv`: the version applied to outgoing 4DH messages (from the Accept on).
+        public private(set) var local4DHVersion: Version?
+        /// `remote-4dhv`: the lowest version an incoming 4DH message may apply (from the Accept on).
+        public private(set) var remote4DHVersion: Version?
+        /// The session's _updated_ mark (seconds since 1970, the caller's clock): set by
+        /// ``Ibex/Processor`` whenever a message was sent or received in the session; the 24-hour
+        /// refresh looks at it.
+        public var updatedAt: UInt64?
 
         /// Kept for the initiator's `es` (CK_SI × FSSK_SR) once the Accept arrives.
         private let identity: ThreemaIdentity
@@ -61,9 +71,15 @@ extension Ibex {
             }
         }
 
-        /// The version of outgoing 4DH messages: `min(local max, remote max)`.
-        public var negotiatedVersion: Version? {
-            remoteVersions.map { Swift.min($0.max, localVersions.max) }
+        /// The version of outgoing 4DH messages (`local-4dhv`), once the Accept was sent or received.
+        public var negotiatedVersion: Version? { local4DHVersion }
+
+        /// The highest version both ranges contain, or `nil` when they are disjoint or the common
+        /// version is not a 1.x version (csp-e2e-fs.proto: such an Init or Accept is discarded).
+        public static func commonVersion(_ a: VersionRange, _ b: VersionRange) -> Version? {
+            let common = Swift.min(a.max, b.max)
+            guard common >= a.min, common >= b.min, common >> 8 == Versions.v1_0 >> 8 else { return nil }
+            return common
         }
 
         private init(sessionID: [UInt8], identity: ThreemaIdentity, peer: ThreemaContact, role: Role,
@@ -74,6 +90,7 @@ extension Ibex {
             self.peer = peer
             self.role = role
             self.localVersions = localVersions
+            self.supportedVersions = localVersions
         }
 
         // MARK: Initiator
@@ -105,6 +122,9 @@ extension Ibex {
         ///   ``ThreemaError/invalidPublicKey`` for a bad key; the session is unchanged then.
         public mutating func processAccept(_ accept: KeyOffer) throws(ThreemaError) {
             guard role == .initiator, state == .l20, let ephemeral else { throw .ibex(.unexpectedKeyOffer) }
+            guard let common = Self.commonVersion(localVersions, accept.effectiveVersionRange) else {
+                throw .ibex(.versionMismatch)
+            }
             let peerFSSK: Curve25519.KeyAgreement.PublicKey
             do { peerFSSK = try .init(rawRepresentation: accept.ephemeralPublicKey) } catch { throw .invalidPublicKey }
             let secrets = try SharedSecrets.initiator(identity: identity, peer: peer, ephemeral: ephemeral, peerEphemeral: peerFSSK)
@@ -116,6 +136,8 @@ extension Ibex {
             my2DH = nil
             self.ephemeral = nil
             remoteVersions = accept.effectiveVersionRange
+            local4DHVersion = common
+            remote4DHVersion = common
         }
 
         // MARK: Responder
@@ -124,7 +146,8 @@ extension Ibex {
         /// 2DH ratchet only. Call ``accept(ephemeral:versions:)`` before sending.
         ///
         /// - Throws: ``ThreemaError/invalidPublicKey`` for a bad key,
-        ///   ``ThreemaError/invalidArgument(_:)`` for a session ID other than 16 bytes.
+        ///   ``ThreemaError/invalidArgument(_:)`` for a session ID other than 16 bytes,
+        ///   ``IbexFault/versionMismatch`` when the offered range shares no version with `versions`.
         public static func receiveInit(_ offer: KeyOffer, sessionID: [UInt8], identity: ThreemaIdentity,
                                        peer: ThreemaContact,
                                        versions: VersionRange = VersionRange(min: Versions.v1_0, max: Versions.v1_2))
@@ -132,6 +155,7 @@ extension Ibex {
             guard sessionID.count == Envelope.sessionIDLength, versions.min <= versions.max else {
                 throw .invalidArgument("a session ID has 16 bytes and a version range min ≤ max")
             }
+            guard commonVersion(versions, offer.effectiveVersionRange) != nil else { throw .ibex(.versionMismatch) }
             let peerFSSK: Curve25519.KeyAgreement.PublicKey
             do { peerFSSK = try .init(rawRepresentation: offer.ephemeralPublicKey) } catch { throw .invalidPublicKey }
             let ss = try Ibex.sharedSecret(identity.privateKey, peer.publicKey)
@@ -150,7 +174,8 @@ extension Ibex {
         /// - Throws: ``IbexFault/unexpectedKeyOffer`` in another state or role,
         ///   ``ThreemaError/invalidPublicKey``; the session is unchanged then.
         public mutating func accept(ephemeral: Curve25519.KeyAgreement.PrivateKey) throws(ThreemaError) -> Envelope {
-            guard role == .responder, state == .r20, let peerEphemeral else { throw .ibex(.unexpectedKeyOffer) }
+            guard role == .responder, state == .r20, let peerEphemeral, let remoteVersions,
+                  let common = Self.commonVersion(localVersions, remoteVersions) else { throw .ibex(.unexpectedKeyOffer) }
             let secrets = try SharedSecrets.responder(identity: identity, peer: peer, ephemeral: ephemeral, peerEphemeral: peerEphemeral)
             guard let keys = secrets.rootKeys4DH(local: ownID, remote: peer.id) else { throw .ibex(.unexpectedKeyOffer) }
             let mine = try KDFRatchet(chainKey: keys.local)
@@ -158,6 +183,8 @@ extension Ibex {
             my4DH = mine
             peer4DH = theirs
             self.peerEphemeral = nil
+            local4DHVersion = common
+            remote4DHVersion = common
             let offer = KeyOffer(ephemeralPublicKey: Array(ephemeral.publicKey.rawRepresentation), supportedVersion: localVersions)
             return Envelope(sessionID: sessionID, content: .accept(offer))
         }
@@ -172,11 +199,14 @@ extension Ibex {
             throws(ThreemaError) -> Envelope {
             let dhType: DHType
             var ratchet: KDFRatchet
-            let version: Version
-            if let r = my4DH, let v = negotiatedVersion {
-                (dhType, ratchet, version) = (.fourDH, r, v)
+            let offered: Version, applied: Version
+            if let r = my4DH, let v = local4DHVersion {
+                // Offer the highest version supported now, apply the negotiated one (the peer raises
+                // its outgoing version when it sees a higher offered minor).
+                (dhType, ratchet, offered, applied) = (.fourDH, r, Swift.max(supportedVersions.max, v), v)
             } else if let r = my2DH {
-                (dhType, ratchet, version) = (.twoDH, r, localVersions.min)
+                // 2DH messages stay at the Init's minimum: the responder's range is not known yet.
+                (dhType, ratchet, offered, applied) = (.twoDH, r, localVersions.min, localVersions.min)
             } else {
                 throw .ibex(.stateMismatch)
             }
@@ -187,7 +217,7 @@ extension Ibex {
                 throw .invalidArgument("secretbox")
             }
             let message = Encapsulated(dhType: dhType, counter: ratchet.counter, encryptedInner: sealed,
-                                       offeredVersion: version, appliedVersion: version, groupIdentity: groupIdentity)
+                                       offeredVersion: offered, appliedVersion: applied, groupIdentity: groupIdentity)
             ratchet.turn()
             if dhType == .fourDH { my4DH = ratchet } else { my2DH = ratchet }
             return Envelope(sessionID: sessionID, content: .encapsulated(message))
@@ -199,21 +229,41 @@ extension Ibex {
         /// a replay fails with ``IbexFault/counterInPast(ratchet:message:)``. The first 4DH message
         /// in ``State/r24`` drops the 2DH ratchet (→ ``State/rl44``).
         ///
+        /// Versions (csp-e2e-fs.proto, `Encapsulated` receive steps 4–8): a 2DH message carries the
+        /// Init's minimum as offered and applied version. A 4DH message must offer a version of the
+        /// same major no lower than ``local4DHVersion`` and apply one no lower than
+        /// ``remote4DHVersion`` and no higher than ``supportedVersions``; a higher applied minor
+        /// raises ``remote4DHVersion``, a higher offered minor raises ``local4DHVersion`` to the
+        /// highest version both support, and then ``DecryptedMessage/outgoingVersionRaised`` asks
+        /// the caller to send an `empty` (0xfc) message at once so that the peer learns it. Both
+        /// changes happen only after authentication.
+        ///
         /// - Throws: ``ThreemaError/authenticationFailed``, ``ThreemaError/ibex(_:)``
         ///   (``IbexFault/stateMismatch``, ``IbexFault/versionMismatch``, ``IbexFault/emptyInner``,
         ///   counter faults). The session is unchanged whenever it throws.
-        public mutating func decrypt(_ message: Encapsulated) throws(ThreemaError) -> (type: UInt8, body: [UInt8]) {
-            guard message.effectiveAppliedVersion <= message.effectiveOfferedVersion else { throw .ibex(.versionMismatch) }
+        public mutating func decrypt(_ message: Encapsulated) throws(ThreemaError) -> DecryptedMessage {
+            let offered = message.effectiveOfferedVersion, applied = message.effectiveAppliedVersion
+            guard applied <= offered else { throw .ibex(.versionMismatch) }
             var ratchet: KDFRatchet
+            var newLocal: Version? = nil, newRemote: Version? = nil
             switch message.dhType {
             case .twoDH:
                 guard let r = peer2DH, let range = remoteVersions else { throw .ibex(.stateMismatch) }
-                guard message.effectiveOfferedVersion == range.min, message.effectiveAppliedVersion == range.min else {
-                    throw .ibex(.versionMismatch)
-                }
+                guard offered == range.min, applied == range.min else { throw .ibex(.versionMismatch) }
                 ratchet = r
             case .fourDH:
-                guard let r = peer4DH else { throw .ibex(.stateMismatch) }
+                guard let r = peer4DH, let l4 = local4DHVersion, let r4 = remote4DHVersion else {
+                    throw .ibex(.stateMismatch)
+                }
+                guard offered >> 8 == l4 >> 8, offered >= l4 else { throw .ibex(.versionMismatch) }
+                if offered & 0xff > l4 & 0xff {
+                    let common = Swift.min(offered, supportedVersions.max)
+                    if common > l4 { newLocal = common }
+                }
+                guard applied >> 8 == r4 >> 8, applied >= r4, applied <= supportedVersions.max else {
+                    throw .ibex(.versionMismatch)
+                }
+                if applied > r4 { newRemote = applied }
                 ratchet = r
             }
             try ratchet.turn(until: message.counter)
@@ -230,20 +280,36 @@ extension Ibex {
             case .fourDH:
                 peer4DH = ratchet
                 peer2DH = nil
+                if let newLocal { local4DHVersion = newLocal }
+                if let newRemote { remote4DHVersion = newRemote }
             }
-            return (type, Array(plaintext.dropFirst()))
+            return DecryptedMessage(type: type, body: Array(plaintext.dropFirst()), dhType: message.dhType,
+                                    outgoingVersionRaised: newLocal != nil)
         }
 
         /// Decrypts the content of an envelope addressed to this session.
         ///
         /// - Throws: ``IbexFault/stateMismatch`` for another session ID or a non-encapsulated
         ///   content, and everything ``decrypt(_:)`` throws.
-        public mutating func decrypt(_ envelope: Envelope) throws(ThreemaError) -> (type: UInt8, body: [UInt8]) {
+        public mutating func decrypt(_ envelope: Envelope) throws(ThreemaError) -> DecryptedMessage {
             guard envelope.sessionID == sessionID, case .encapsulated(let m) = envelope.content else {
                 throw .ibex(.stateMismatch)
             }
             return try decrypt(m)
         }
+    }
+
+    /// The inner message of an encapsulated message, after authentication.
+    public struct DecryptedMessage: Sendable, Hashable {
+        /// The inner message type (never 0xa0 from a well-behaved peer).
+        public var type: UInt8
+        /// The inner message body (the e2e container without padding, after the type byte).
+        public var body: [UInt8]
+        /// The DH mode the message was encrypted in.
+        public var dhType: DHType
+        /// The outgoing 4DH version was raised by this message: send an `empty` (0xfc) message in
+        /// the session now so that the peer applies the new version too.
+        public var outgoingVersionRaised: Bool
     }
 
     /// The fixed 24-byte zero nonce of `encrypted_inner` (each message key is used once).
