@@ -190,6 +190,54 @@ for cid, source, pw, ident, key, text in id_backups_v1:
     cases.append({"id": cid, "op": "id-backup", "heavy": True, "source": source, "password": pw, "identity": ident,
                   "secret_key": key, "backup": text})
 
+# Ibex (Docs/Threema.md §1): the published ratchet vector (threema-android KDFRatchetTest.java) and the
+# self-computed session values, recomputed here from the inputs alone with PyNaCl (X25519 + HSalsa20 =
+# crypto_box_beforenm) and hashlib BLAKE2b, following csp-e2e-fs.proto with the apps' root-key form.
+r = pub["kdf_ratchet__threema-android KDFRatchetTest.java"]
+ck = bytes.fromhex(r["initial_chain_key"])
+keys_at = {}
+for turn in range(1, 101):
+    ck = blake2b(ck, b"kdf-ck", b"3ma-e2e")
+    if turn in (1, 100):
+        keys_at[turn] = blake2b(ck, b"kdf-aek", b"3ma-e2e").hex()
+assert keys_at[1] == r["after_1_turn_encryption_key"] and keys_at[100] == r["after_100_turns_encryption_key"]
+cases.append({"id": "ibex-ratchet-android", "op": "ibex-ratchet", "source": "threema-android KDFRatchetTest.java",
+              "chain_key": r["initial_chain_key"], "turns": [1, 100], "encryption_keys": [keys_at[1], keys_at[100]]})
+
+X = lambda secret, public: crypto_box_beforenm(bytes.fromhex(public), bytes.fromhex(secret))
+aFS_pub = crypto_scalarmult_base(bytes.fromhex(ibex["alice_fssk_secret"])).hex()
+bFS_pub = crypto_scalarmult_base(bytes.fromhex(ibex["bob_fssk_secret"])).hex()
+assert aFS_pub == ibex["alice_fssk_public"] and bFS_pub == ibex["bob_fssk_public"]
+ss = X(ibex["alice_ck_secret"], ibex["bob_ck_public"])
+se = X(ibex["alice_fssk_secret"], ibex["bob_ck_public"])       # initiator's ephemeral × responder's permanent
+es = X(ibex["alice_ck_secret"], bFS_pub)                       # initiator's permanent × responder's ephemeral
+ee = X(ibex["alice_fssk_secret"], bFS_pub)
+assert ss == X(ibex["bob_ck_secret"], ibex["alice_ck_public"]) and ee == X(ibex["bob_fssk_secret"], aFS_pub)
+k2 = blake2b(ss + se, b"ke-2dh-000ALICE", b"3ma-e2e")
+inter = hashlib.blake2b(ss + se + es + ee, digest_size=64).digest()
+ka = blake2b(inter, b"ke-4dh-000ALICE", b"3ma-e2e")
+kb = blake2b(inter, b"ke-4dh-00000BOB", b"3ma-e2e")
+aek = lambda k: blake2b(k, b"kdf-aek", b"3ma-e2e")
+ckn = lambda k: blake2b(k, b"kdf-ck", b"3ma-e2e")
+assert k2.hex() == ibex["initiator_2DHK_K0__key=ss||se,salt='ke-2dh-000ALICE',personal='3ma-e2e'"]
+assert ka.hex() == ibex["alice_4DHK_K0__salt='ke-4dh-000ALICE'"] and kb.hex() == ibex["bob_4DHK_K0__salt='ke-4dh-00000BOB'"]
+assert aek(ka).hex() == ibex["alice_4DH_message_key_counter1=aek(K0)"] and aek(ckn(ka)).hex() == ibex["alice_4DH_message_key_counter2"]
+assert aek(k2).hex() == ibex["alice_2DH_message_key_counter1"]
+inner = bytes.fromhex(ibex["encapsulated_example"]["inner_type_and_body"])
+box = crypto_secretbox(inner, bytes(24), aek(ka))
+assert box.hex() == ibex["encapsulated_example"]["encrypted_inner__tag||ct"]
+cases.append({
+    "id": "ibex-session-self-computed", "op": "ibex-session",
+    "source": "self-computed with PyNaCl and hashlib from csp-e2e-fs.proto and the apps' root-key form (Docs/Threema.md §1.2, §7.1); not published by Threema",
+    "alice_secret": ibex["alice_ck_secret"], "bob_secret": ibex["bob_ck_secret"],
+    "alice_fssk_secret": ibex["alice_fssk_secret"], "bob_fssk_secret": ibex["bob_fssk_secret"],
+    "ss": ss.hex(), "se": se.hex(), "es": es.hex(), "ee": ee.hex(),
+    "alice_2dh_root": k2.hex(), "alice_4dh_root": ka.hex(), "bob_4dh_root": kb.hex(),
+    "alice_2dh_message_key_1": aek(k2).hex(), "alice_4dh_message_key_1": aek(ka).hex(),
+    "alice_4dh_message_key_2": aek(ckn(ka)).hex(), "bob_4dh_message_key_1": aek(kb).hex(),
+    "inner": inner.hex(), "alice_4dh_encrypted_inner_1": box.hex(),
+})
+
 out = {
     "kind": "threema",
     "source": "Published Threema test values (threema-android, threema-ios, multidevice-kdf, threema-msgapi-sdk-python), transcribed from ../shared/vectors/threema_vectors.json and re-checked by Vectors/generate_threema.py with hashlib, PyNaCl, libnacl and cryptography; plus whole envelopes, the directory response and the login vouch computed independently with PyNaCl (libsodium) and hashlib (marked self-computed in each case). Facts only; no code copied.",

@@ -134,6 +134,64 @@ enum ThreemaVectors {
                     serverCookie: hexField(c, "server_cookie", id),
                     clientTemporaryKey: .init(rawRepresentation: hexField(c, "client_temporary_public", id)))
             }
+        case "ibex-ratchet":
+            // The published KDFRatchetTest: the message key after 1 and after 100 turns.
+            let turns = (c["turns"] as? [Int]) ?? []
+            let keys = try ((c["encryption_keys"] as? [String]) ?? []).map { try hexField(["key": $0], "key", id) }
+            guard !turns.isEmpty, turns.count == keys.count else { throw VectorFileError.malformed(id, "turns/keys") }
+            return checkOnce("threema", id, expected: keys.flatMap { $0 }) {
+                var ratchet = try Ibex.KDFRatchet(counter: 0, chainKey: SymmetricKey(data: try hexField(c, "chain_key", id)))
+                var out: [UInt8] = []
+                for t in turns {
+                    try ratchet.turn(until: UInt64(t))
+                    out += ratchet.currentEncryptionKey.withUnsafeBytes { Array($0) }
+                }
+                return out
+            }
+        case "ibex-session":
+            // From the four secret keys alone: the DH values, the three root keys and message keys
+            // (through the public key-derivation API), and a whole session: Alice initiates, Bob
+            // receives the Init and accepts, Alice processes the Accept; her first 4DH message must
+            // carry the expected encrypted inner and Bob must decrypt it.
+            let names = ["ss", "se", "es", "ee", "alice_2dh_root", "alice_4dh_root", "bob_4dh_root",
+                         "alice_2dh_message_key_1", "alice_4dh_message_key_1", "alice_4dh_message_key_2",
+                         "bob_4dh_message_key_1", "alice_4dh_encrypted_inner_1", "inner"]
+            let want = try names.flatMap { try hexField(c, $0, id) }
+            return checkOnce("threema", id, expected: want) {
+                let alice = try ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: hexField(c, "alice_secret", id))
+                let bob = try ThreemaIdentity(id: ThreemaID("00000BOB"), privateKey: hexField(c, "bob_secret", id))
+                let aFS = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: hexField(c, "alice_fssk_secret", id))
+                let bFS = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: hexField(c, "bob_fssk_secret", id))
+                func raw(_ k: SymmetricKey?) -> [UInt8] { k?.withUnsafeBytes { Array($0) } ?? [] }
+                let si = try Ibex.SharedSecrets.initiator(identity: alice, peer: bob.contact, ephemeral: aFS, peerEphemeral: bFS.publicKey)
+                let sr = try Ibex.SharedSecrets.responder(identity: bob, peer: alice.contact, ephemeral: bFS, peerEphemeral: aFS.publicKey)
+                guard raw(si.ss) + raw(si.se) + raw(si.es) + raw(si.ee) == raw(sr.ss) + raw(sr.se) + raw(sr.es) + raw(sr.ee),
+                      let rootsA = si.rootKeys4DH(local: alice.id, remote: bob.id),
+                      let rootsB = sr.rootKeys4DH(local: bob.id, remote: alice.id),
+                      raw(rootsA.local) == raw(rootsB.remote), raw(rootsA.remote) == raw(rootsB.local) else {
+                    return []
+                }
+                let root2 = si.rootKey2DH(initiator: alice.id)
+                var r4 = try Ibex.KDFRatchet(chainKey: rootsA.local)
+                let mk1 = raw(r4.currentEncryptionKey)
+                r4.turn()
+                let mk2 = raw(r4.currentEncryptionKey)
+                let bobMK1 = raw(try Ibex.KDFRatchet(chainKey: rootsA.remote).currentEncryptionKey)
+                let mk2DH = raw(try Ibex.KDFRatchet(chainKey: root2).currentEncryptionKey)
+
+                let sid = [UInt8](repeating: 0x5a, count: 16)
+                var (a, initEnvelope) = try Ibex.Session.initiate(identity: alice, peer: bob.contact, sessionID: sid, ephemeral: aFS)
+                guard case .initiate(let offer) = try Ibex.Envelope(decoding: initEnvelope.encoded()).content else { return [] }
+                var b = try Ibex.Session.receiveInit(offer, sessionID: sid, identity: bob, peer: alice.contact)
+                guard case .accept(let acceptOffer) = try Ibex.Envelope(decoding: b.accept(ephemeral: bFS).encoded()).content else { return [] }
+                try a.processAccept(acceptOffer)
+                let inner = try hexField(c, "inner", id)
+                let message = try a.encrypt(type: inner[0], body: Array(inner.dropFirst()))
+                guard case .encapsulated(let m) = message.content else { return [] }
+                let opened = try b.decrypt(Ibex.Envelope(decoding: message.encoded()))
+                return raw(si.ss) + raw(si.se) + raw(si.es) + raw(si.ee) + raw(root2) + raw(rootsA.local) + raw(rootsA.remote)
+                    + mk2DH + mk1 + mk2 + bobMK1 + m.encryptedInner + [opened.type] + opened.body
+            }
         default:
             throw VectorFileError.malformed(id, "unknown op \(op)")
         }

@@ -416,3 +416,5 @@ extension Ibex {
         }
     }
 }
+
+extension Ibex.Processor: Sendable where Store: Sendable {}

@@ -60,6 +60,12 @@ extension Ibex {
         private(set) var my4DH: KDFRatchet?
         private(set) var peer4DH: KDFRatchet?
 
+        /// The counters of the four ratchets (nil where a ratchet does not exist), for tests and
+        /// fuzzing that check a refusal left the session unchanged.
+        @_spi(Testing) public var ratchetCountersForTesting: [UInt64?] {
+            [my2DH?.counter, peer2DH?.counter, my4DH?.counter, peer4DH?.counter]
+        }
+
         /// The state, inferred from which ratchets exist (§1.4). Only the four legal combinations
         /// can arise through this type's API.
         public var state: State {
@@ -273,6 +279,9 @@ extension Ibex {
             } catch {
                 throw .authenticationFailed
             }
+            // Public by design from here: the authenticated inner message, which the receiver
+            // parses (type, body). Tells the constant-time checker; no effect otherwise.
+            plaintext.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }
             guard let type = plaintext.first else { throw .ibex(.emptyInner) }
             ratchet.turn()
             switch message.dhType {
