@@ -477,8 +477,8 @@ add("ibex") {
     secret(body)
     let alice = try ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: a)
     let bob = try ThreemaIdentity(id: ThreemaID("00000BOB"), privateKey: b)
-    let aliceContact = ThreemaContact(id: alice.id, publicKey: alicePub)
-    let bobContact = ThreemaContact(id: bob.id, publicKey: bobPub)
+    let aliceContact = try ThreemaContact(id: alice.id, publicKey: alicePub)
+    let bobContact = try ThreemaContact(id: bob.id, publicKey: bobPub)
     // The processors draw session IDs and ephemeral keys from this generator (public to memcheck:
     // session IDs are public and sorted; every key below still depends on the secret identity keys).
     var secretRNG = SplitMix64(seed: 16)

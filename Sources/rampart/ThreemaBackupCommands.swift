@@ -43,6 +43,7 @@ func threemaExtraCommand(_ name: String, _ args: [String]) -> Bool {
     switch name {
     case "id-backup": threemaIDBackupCommand(args)
     case "safe-server": threemaSafeServerCommand(args)
+    case "ibex": threemaIbexCommand(args)
     default: return false
     }
     return true

@@ -33,6 +33,7 @@ commands:
                            Threema Safe: keys from the password, the encrypted blob, the server round trip
   id-backup encode|decode  Threema ID backup text (password from stdin or --password-file)
   safe-server              a Threema Safe backup server on 127.0.0.1 (the whitepaper's API)
+  ibex demo                two parties run an Ibex forward-secrecy session, printing every state change
 
 Run `rampart threema <command> --help` for a command's options.
 """
