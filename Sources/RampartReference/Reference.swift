@@ -300,6 +300,13 @@ public final class Sodium: @unchecked Sendable {
         return out
     }
 
+    /// `crypto_generichash_blake2b_salt_personal` on raw buffers, no allocation: `outputLength` bytes
+    /// of BLAKE2b keyed with `keyLength` bytes at `key` over no input, salt and personal 16 bytes each.
+    public func blake2bKDF(into out: UnsafeMutableRawPointer, outputLength: Int, key: UnsafeRawPointer, keyLength: Int,
+                           salt: UnsafeRawPointer, personal: UnsafeRawPointer) {
+        _ = generic(out, outputLength, nil, 0, key, keyLength, salt, personal)
+    }
+
     /// HMAC-SHA-256 with a key of any length (init/update/final), into a 32-byte `out`.
     public func hmacSHA256(key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, into out: UnsafeMutableRawPointer) {
         _ = authInit(authState, key.baseAddress, key.count)
