@@ -167,6 +167,9 @@ public struct ProtobufWriter: Sendable {
     /// An empty message.
     public init() {}
 
+    /// An empty message with room for `capacity` bytes (one allocation when the size is known).
+    public init(reservingCapacity capacity: Int) { bytes.reserveCapacity(capacity) }
+
     /// Appends a varint field (uint64, uint32, int64 ≥ 0, bool, enum).
     public mutating func varint(_ field: UInt32, _ value: UInt64) {
         tag(field, 0)
@@ -190,6 +193,13 @@ public struct ProtobufWriter: Sendable {
 
     /// Appends a length-delimited field (bytes, or an embedded message's encoding).
     public mutating func bytes<C: Collection<UInt8>>(_ field: UInt32, _ value: C) {
+        tag(field, 2)
+        appendVarint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    /// Appends a length-delimited field from an array (the common case, without generic dispatch).
+    public mutating func bytes(_ field: UInt32, _ value: [UInt8]) {
         tag(field, 2)
         appendVarint(UInt64(value.count))
         bytes.append(contentsOf: value)

@@ -185,7 +185,7 @@ extension Ibex {
         ///   key other than 32 bytes or a version range with `min > max` (what decoding refuses).
         public func encoded() throws(ThreemaError) -> [UInt8] {
             guard sessionID.count == Self.sessionIDLength else { throw .ibex(.invalidSessionIDLength(sessionID.count)) }
-            var w = ProtobufWriter()
+            var w = ProtobufWriter(reservingCapacity: 64 + (Self.encapsulatedInner(content)?.count ?? 0))
             w.bytes(1, sessionID)
             switch content {
             case .initiate(let o): w.bytes(2, try Ibex.encode(o))
@@ -201,7 +201,7 @@ extension Ibex {
                 if t.cause.rawValue != 0 { m.varint(1, UInt64(t.cause.rawValue)) }
                 w.bytes(5, m.bytes)
             case .encapsulated(let e):
-                var m = ProtobufWriter()
+                var m = ProtobufWriter(reservingCapacity: 40 + e.encryptedInner.count)
                 if e.dhType.rawValue != 0 { m.varint(1, UInt64(e.dhType.rawValue)) }
                 if e.counter != 0 { m.varint(2, e.counter) }
                 if !e.encryptedInner.isEmpty { m.bytes(3, e.encryptedInner) }
@@ -211,6 +211,11 @@ extension Ibex {
                 w.bytes(6, m.bytes)
             }
             return w.bytes
+        }
+
+        private static func encapsulatedInner(_ c: Content) -> [UInt8]? {
+            if case .encapsulated(let e) = c { return e.encryptedInner }
+            return nil
         }
 
         /// Decodes protobuf bytes strictly (see the file comment).

@@ -216,12 +216,22 @@ extension Ibex {
             } else {
                 throw .ibex(.stateMismatch)
             }
-            var plaintext = [type] + body
-            defer { Ibex.wipe(&plaintext) }
-            let sealed: [UInt8]
-            do { sealed = try SecretBox.seal(plaintext, using: ratchet.currentEncryptionKey, nonce: Ibex.zeroNonce) } catch {
-                throw .invalidArgument("secretbox")
+            // `tag ‖ ciphertext` in one buffer: type and body are copied behind the tag's 16 bytes and
+            // sealed in place (the layout of crypto_secretbox_easy).
+            var sealed = [UInt8](repeating: 0, count: 17 + body.count)
+            let key = ratchet.currentEncryptionKey
+            var sealFailed = false
+            sealed.withUnsafeMutableBytes { b in
+                b[16] = type
+                body.withUnsafeBytes { if let p = $0.baseAddress { (b.baseAddress! + 17).copyMemory(from: p, byteCount: $0.count) } }
+                do {
+                    try SecretBox.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[16...]),
+                                       tag: UnsafeMutableRawBufferPointer(rebasing: b[0..<16]), using: key, nonce: Ibex.zeroNonce)
+                } catch {
+                    sealFailed = true
+                }
             }
+            guard !sealFailed else { throw .invalidArgument("secretbox") }
             let message = Encapsulated(dhType: dhType, counter: ratchet.counter, encryptedInner: sealed,
                                        offeredVersion: offered, appliedVersion: applied, groupIdentity: groupIdentity)
             ratchet.turn()

@@ -33,14 +33,22 @@ extension Ibex {
         }
 
         /// The message key `XDHMK` for the current counter.
-        public var currentEncryptionKey: SymmetricKey {
-            ThreemaKDF.derive(key: chainKey, salt: "kdf-aek", personal: Ibex.personal)
-        }
+        public var currentEncryptionKey: SymmetricKey { Self.derive(chainKey, Self.saltAEK) }
 
         /// Replaces the chain key by its successor and increments the counter.
         public mutating func turn() {
-            chainKey = ThreemaKDF.derive(key: chainKey, salt: "kdf-ck", personal: Ibex.personal)
+            chainKey = Self.derive(chainKey, Self.saltCK)
             counter &+= 1
+        }
+
+        // The BLAKE2b parameters, zero-padded to 16 bytes once (ThreemaKDF pads per call).
+        private static let saltAEK = padded("kdf-aek"), saltCK = padded("kdf-ck"), personal16 = padded(Ibex.personal)
+        private static func padded(_ s: String) -> [UInt8] { Array(s.utf8) + [UInt8](repeating: 0, count: 16 - s.utf8.count) }
+
+        /// BLAKE2b-256 keyed with `key`, no input: ThreemaKDF's derivation with fixed parameters.
+        private static func derive(_ key: SymmetricKey, _ salt: [UInt8]) -> SymmetricKey {
+            let h = try! BLAKE2b(outputByteCount: 32, key: key, salt: salt, personal: personal16)
+            return h.finalize().withUnsafeBytes { SymmetricKey(data: $0) }
         }
 
         /// Turns until the counter equals `target` and returns the number of steps taken.
