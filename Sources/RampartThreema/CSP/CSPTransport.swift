@@ -46,7 +46,10 @@ public enum CSP {
         let cookie: [UInt8]
         private(set) var next: UInt64 = 1
 
-        init(cookie: [UInt8]) { self.cookie = cookie }
+        init(cookie: [UInt8], next: UInt64 = 1) {
+            self.cookie = cookie
+            self.next = next
+        }
 
         /// The nonce for the next sequence number; ``advance()`` moves past it.
         func current() throws(ThreemaError) -> [UInt8] {
