@@ -2,6 +2,7 @@
 // machines driven against each other in process, every check failing with its typed error, chunked
 // delivery, the frame limits, and mutation fuzzing of the handshake and frame decoders.
 
+import Foundation
 import Rampart
 import RampartTestSupport
 import Testing
@@ -456,5 +457,50 @@ private func key(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
             #expect(d.bufferedByteCount <= 2 + CSP.maximumFrameLength)
         }
         _ = try server0.receive([])
+    }
+}
+
+/// The handshake and two frames of `Vectors/threema/csp_handshake.json`, computed independently with
+/// PyNaCl (libsodium) and hashlib by `Vectors/generate_threema_csp.py`: Rampart's client and server,
+/// given the same keys and cookies, must write exactly these bytes.
+@Suite struct CSPVectorTests {
+    @Test func handshakeMatchesLibsodiumVector() throws {
+        let path = projectRoot + "/Vectors/threema/csp_handshake.json"
+        let data = try #require(FileManager.default.contents(atPath: path), "missing \(path)")
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let v = try #require((root["cases"] as? [[String: Any]])?.first)
+        func hex(_ k: String) -> [UInt8] { hexBytes(v[k] as? String ?? "") }
+        func secret(_ k: String) throws -> Curve25519.KeyAgreement.PrivateKey { try .init(rawRepresentation: hex(k)) }
+        let identity = try ThreemaIdentity(id: ThreemaID(v["client_identity"] as? String ?? ""), privateKey: hex("client_secret"))
+        let sk = try secret("server_secret")
+        let ext = CSP.LoginExtensions(clientInfo: v["client_info"] as? String,
+                                      cspDeviceID: UInt64(v["csp_device_id"] as? String ?? "", radix: 16),
+                                      messagePayloadVersion: UInt8(v["message_payload_version"] as? Int ?? -1),
+                                      deviceCookie: hex("device_cookie"))
+        #expect(try ext.encoded() == hex("extensions"))
+        var (client, hello) = try CSP.Client.start(
+            configuration: .init(identity: identity, permittedServerKeys: [sk.publicKey], extensions: ext),
+            temporaryKey: try secret("client_temporary_secret"), cookie: hex("client_cookie"))
+        #expect(hello == hex("client_hello"))
+        let pk = identity.publicKey
+        var server = try CSP.Server(configuration: .init(permanentKey: sk) { $0 == identity.id ? pk : nil },
+                                    temporaryKey: try secret("server_temporary_secret"), cookie: hex("server_cookie"))
+        #expect(try server.receive(hello).outgoing == hex("server_hello"))
+        #expect(try client.receive(hex("server_hello")).outgoing == hex("login"))
+        let s = try server.receive(hex("login"))
+        #expect(s.outgoing == hex("login_ack"))
+        #expect(s.events == [.loggedIn(CSP.Login(identity: identity.id, publicKey: pk, extensions: ext, usedExtensionIndicator: true))])
+        #expect(try client.receive(hex("login_ack")).events == [.loginAcknowledged])
+        #expect(try client.send(.echoRequest([1, 2, 3])) == hex("client_frame_echo_request"))
+        let ack = CSP.MessageAck(identity: try ThreemaID("00000BOB"), messageID: 0x1122_3344_5566_7788)
+        #expect(try server.send(.outgoingMessageAck(ack)) == hex("server_frame_outgoing_message_ack"))
+        #expect(try server.receive(hex("client_frame_echo_request")).events == [.payload(.echoRequest([1, 2, 3]))])
+        #expect(try client.receive(hex("server_frame_outgoing_message_ack")).events == [.payload(.outgoingMessageAck(ack))])
+        // The vouch itself, through the existing directory function.
+        #expect(try DirectoryAuthentication.loginVouch(identity: identity, serverPermanentKey: sk.publicKey,
+                                                       serverTemporaryKey: try secret("server_temporary_secret").publicKey,
+                                                       serverCookie: hex("server_cookie"),
+                                                       clientTemporaryKey: try secret("client_temporary_secret").publicKey)
+                == hex("vouch"))
     }
 }
