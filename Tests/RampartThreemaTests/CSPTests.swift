@@ -154,6 +154,15 @@ private func key(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
         #expect(throws: ThreemaError.csp(.invalidState)) { _ = try a.client.send(.queueSendComplete) }
         #expect(throws: ThreemaError.csp(.invalidState)) { _ = try a.client.send(.opaque(type: 0x02, data: env)) }
         #expect(throws: ThreemaError.csp(.invalidState)) { _ = try a.server.send(.outgoingMessage(m)) }
+        // … and to receive them: a frame sealed by hand with the other side's payload type.
+        var forged = try #require(a.client.transport)
+        let alertFrame = try forged.seal(.alert("from a client"))
+        let before = a.server.transport?.nextReceivingSequenceNumber
+        #expect(throws: ThreemaError.csp(.unexpectedPayload(type: 0xE1))) { _ = try a.server.receive(alertFrame) }
+        #expect(a.server.transport?.nextReceivingSequenceNumber == before)
+        var forged2 = try #require(a.server.transport)
+        let messageFrame = try forged2.seal(.outgoingMessage(m))
+        #expect(throws: ThreemaError.csp(.unexpectedPayload(type: 0x01))) { _ = try a.client.receive(messageFrame) }
     }
 
     @Test func sendingBeforeEstablishedIsRefused() throws {

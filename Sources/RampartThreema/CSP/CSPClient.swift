@@ -118,7 +118,8 @@ extension CSP {
         ///
         /// - Throws: ``ThreemaError/csp(_:)`` with ``CSPFault/cookiesEqual``,
         ///   ``CSPFault/serverKeyNotPermitted``, ``CSPFault/repeatedCookieMismatch``,
-        ///   ``CSPFault/authenticationFailed(_:)``, the frame and payload faults;
+        ///   ``CSPFault/authenticationFailed(_:)``, the frame and payload faults,
+        ///   ``CSPFault/unexpectedPayload(type:)`` for a payload only a client sends;
         ///   ``ThreemaError/invalidPublicKey`` for a small-order server temporary key. The client is
         ///   unchanged then.
         public mutating func receive<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> Output {
@@ -153,7 +154,10 @@ extension CSP {
                     out.events.append(.loginAcknowledged)
                 case .established:
                     guard var t = transport else { throw .csp(.invalidState) }
-                    out.events += try t.receiveInPlace(rest).map { .payload($0) }
+                    for p in try t.receiveInPlace(rest) {
+                        guard p.serverMaySend else { throw .csp(.unexpectedPayload(type: p.type)) }
+                        out.events.append(.payload(p))
+                    }
                     transport = t
                     return out
                 }

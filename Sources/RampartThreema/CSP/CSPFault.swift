@@ -54,6 +54,9 @@ public enum CSPFault: Error, Equatable, Hashable, Sendable {
     /// length, bytes after a fixed-size struct, invalid UTF-8, or a message that is not an
     /// envelope.
     case malformedPayload(type: UInt8)
+    /// A payload arrived that only this side may send (for example an incoming message or an
+    /// alert sent by a client, or an outgoing message sent by the server).
+    case unexpectedPayload(type: UInt8)
     /// An operation the connection's current state does not allow (sending before the handshake
     /// completed, handshake bytes after it, a payload of a type this side may not send).
     case invalidState

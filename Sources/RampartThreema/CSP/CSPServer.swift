@@ -93,7 +93,7 @@ extension CSP {
         ///   ``CSPFault/repeatedCookieMismatch``, ``CSPFault/reservedNotZero``,
         ///   ``CSPFault/invalidExtensionsLength(_:)``, ``CSPFault/unknownIdentity(_:)``,
         ///   ``CSPFault/invalidVouch``, ``CSPFault/malformedExtension(_:)``, the frame and payload
-        ///   faults; ``ThreemaError/invalidPublicKey`` for a small-order client key. The connection
+        ///   faults, ``CSPFault/unexpectedPayload(type:)`` for a payload only the server sends; ``ThreemaError/invalidPublicKey`` for a small-order client key. The connection
         ///   is unchanged then.
         public mutating func receive<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> Output {
             var copy = self
@@ -135,7 +135,10 @@ extension CSP {
                     out.events.append(.loggedIn(login))
                 case .established:
                     guard var t = transport else { throw .csp(.invalidState) }
-                    out.events += try t.receiveInPlace(rest).map { .payload($0) }
+                    for p in try t.receiveInPlace(rest) {
+                        guard p.clientMaySend else { throw .csp(.unexpectedPayload(type: p.type)) }
+                        out.events.append(.payload(p))
+                    }
                     transport = t
                     return out
                 }
