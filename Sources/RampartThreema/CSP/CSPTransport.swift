@@ -152,12 +152,24 @@ public enum CSP {
             let length = Box.tagByteCount + 4 + data.count
             guard length <= CSP.maximumFrameLength else { throw .csp(.frameTooLarge(length)) }
             let nonce = try sending.current()
-            var container = [type, 0, 0, 0] + data
-            defer { container.secureWipe() }
-            let box: [UInt8]
-            do { box = try key.seal(container, nonce: nonce) } catch { throw .invalidArgument("box") }
+            // One buffer: length ‖ tag ‖ (type ‖ reserved ‖ data), sealed in place.
+            var frame = [UInt8](repeating: 0, count: 2 + length)
+            frame[0] = UInt8(truncatingIfNeeded: length)
+            frame[1] = UInt8(truncatingIfNeeded: length >> 8)
+            frame[18] = type
+            frame.replaceSubrange(22..<(22 + data.count), with: data)
+            let sealed: Bool = frame.withUnsafeMutableBytes { buf in
+                do {
+                    try key.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: buf[18...]),
+                                 tag: UnsafeMutableRawBufferPointer(rebasing: buf[2..<18]), nonce: nonce)
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            guard sealed else { throw .invalidArgument("box") }
             sending.advance()
-            return [UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8)] + box
+            return frame
         }
 
         /// Seals a payload into a frame.
@@ -189,13 +201,21 @@ public enum CSP {
         /// Opens one frame's box with the next receiving sequence number.
         mutating func open(_ box: [UInt8]) throws(ThreemaError) -> Payload {
             let nonce = try receiving.current()
-            var container: [UInt8]
-            do { container = try key.open(box, nonce: nonce) } catch {
-                throw .csp(.authenticationFailed(.frame(sequenceNumber: receiving.next)))
+            // Opened in place: the container is `buffer[16...]` afterwards.
+            var buffer = box
+            defer { buffer.secureWipe() }
+            let opened: Bool = buffer.withUnsafeMutableBytes { buf in
+                guard buf.count >= CSP.minimumFrameLength else { return false }
+                do {
+                    try key.open(inPlace: UnsafeMutableRawBufferPointer(rebasing: buf[16...]),
+                                 tag: UnsafeRawBufferPointer(rebasing: buf[0..<16]), nonce: nonce)
+                    return true
+                } catch {
+                    return false
+                }
             }
-            defer { container.secureWipe() }
-            guard container.count >= 4 else { throw .csp(.malformedPayload(type: container.first ?? 0)) }
-            let payload = try Payload(type: container[0], data: Array(container[4...]))
+            guard opened else { throw .csp(.authenticationFailed(.frame(sequenceNumber: receiving.next))) }
+            let payload = try Payload(type: buffer[16], data: Array(buffer[20...]))
             receiving.advance()
             return payload
         }
