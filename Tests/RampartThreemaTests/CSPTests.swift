@@ -165,6 +165,29 @@ private func key(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
         #expect(throws: ThreemaError.csp(.unexpectedPayload(type: 0x01))) { _ = try a.client.receive(messageFrame) }
     }
 
+    @Test func payloadsRoundTrip() throws {
+        let env = try Self.envelope(from: alice, to: bob, text: "x", seed: 3)
+        let payloads: [CSP.Payload] = [
+            .echoRequest([]), .echoResponse([0, 255]), .outgoingMessage(try CSP.Message(env)), .incomingMessage(try CSP.Message(env)),
+            .outgoingMessageAck(.init(identity: bob.id, messageID: .max)), .incomingMessageAck(.init(identity: alice.id, messageID: 0)),
+            .queueSendComplete, .closeError(canReconnect: true, message: "über"), .alert(""), .opaque(type: 0x20, data: [1]),
+        ]
+        for p in payloads {
+            #expect(try CSP.Payload(type: p.type, data: p.data) == p)
+        }
+        // Every type byte decodes to a payload or a typed error; unknown ones are opaque.
+        for t in 0...255 {
+            do {
+                let p = try CSP.Payload(type: UInt8(t), data: [])
+                #expect(p.type == UInt8(t))
+                if case .opaque = p { #expect(!CSP.Payload.knownTypes.contains(UInt8(t))) }
+            } catch {
+                #expect(error == .csp(.malformedPayload(type: UInt8(t))))
+            }
+        }
+        #expect(try CSP.Payload(type: 0xE0, data: [7]) == .closeError(canReconnect: true, message: ""))
+    }
+
     @Test func sendingBeforeEstablishedIsRefused() throws {
         var (c, _) = try Self.client()
         #expect(throws: ThreemaError.csp(.invalidState)) { _ = try c.send(.echoRequest([])) }
@@ -181,6 +204,14 @@ private func key(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
         let out2 = try s2.receive(try Self.login(extensions: nil))
         guard case .loggedIn(let l2)? = out2.events.first else { Issue.record("no login"); return }
         #expect(l2.usedExtensionIndicator && l2.extensions == CSP.LoginExtensions(messagePayloadVersion: nil))
+        // Without an extensions box, client sequence number 2 is the first frame's.
+        let k = try Box.SharedKey(publicKey: Self.tsk.publicKey, privateKey: Self.tck)
+        let frame: (UInt64) throws -> [UInt8] = { seq in
+            let box = try k.seal([0x00, 0, 0, 0, 0x2A], nonce: CSP.nonce(Self.cck, seq))
+            return [UInt8(box.count), 0] + box
+        }
+        #expect(throws: ThreemaError.csp(.authenticationFailed(.frame(sequenceNumber: 2)))) { _ = try s2.receive(try frame(3)) }
+        #expect(try s2.receive(try frame(2)).events == [.payload(.echoRequest([0x2A]))])
         // An empty extensions box (16 bytes) is also fine.
         var s3 = try Self.serverAfterHello()
         #expect(try s3.receive(try Self.login(extensions: [])).events.count == 1)
