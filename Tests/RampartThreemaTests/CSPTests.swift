@@ -144,8 +144,8 @@ private func key(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
         let server: [CSP.Payload] = [.echoResponse([1, 2, 3]), .echoRequest([]), .queueSendComplete,
                                      .alert("Maintenance"), .closeError(canReconnect: false, message: "bye"),
                                      .opaque(type: 0xD2, data: [])]
-        var stream: [UInt8] = []
-        for p in server { stream += try a.server.send(p) }
+        #expect(throws: ThreemaError.csp(.invalidState)) { _ = try a.server.send(contentsOf: server + [.outgoingMessage(m)]) }
+        let stream = try a.server.send(contentsOf: server)   // the refused batch above used no sequence number
         #expect(try a.client.receive(stream).events == server.map { .payload($0) })
         let opaque = try a.client.send(.opaque(type: 0x30, data: [0x3C, 0x00]))
         #expect(try a.server.receive(opaque).events == [.payload(.opaque(type: 0x30, data: [0x3C, 0x00]))])

@@ -114,6 +114,16 @@ extension CSP {
             return frame
         }
 
+        /// Seals several payloads into consecutive frames, all or none (the connection is unchanged when
+        /// one of them is refused).
+        public mutating func send(contentsOf payloads: [Payload]) throws(ThreemaError) -> [UInt8] {
+            var copy = self
+            var out: [UInt8] = []
+            for p in payloads { out += try copy.send(p) }
+            self = copy
+            return out
+        }
+
         private mutating func receiveInPlace(_ input: ArraySlice<UInt8>) throws(ThreemaError) -> Output {
             var rest = input
             var out = Output()
