@@ -389,6 +389,14 @@ private func key(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
         #expect(try h.server.receive([0x01]).events.isEmpty)
         #expect(throws: ThreemaError.csp(.frameTooLarge(8193))) { _ = try h.server.receive([0x20]) }
         #expect(h.server.transport?.bufferedByteCount == 1)
+        // A chunk that completes a frame and then carries a bad prefix releases nothing and keeps
+        // the partial frame.
+        var t = try Self.handshake()
+        let f = try t.client.send(.echoRequest([5, 6]))
+        #expect(try t.server.receive(f.prefix(10)).events.isEmpty)
+        #expect(throws: ThreemaError.csp(.frameTooLarge(0xFFFF))) { _ = try t.server.receive(Array(f.dropFirst(10)) + [0xFF, 0xFF]) }
+        #expect(t.server.transport?.bufferedByteCount == 10 && t.server.transport?.nextReceivingSequenceNumber == 3)
+        #expect(try t.server.receive(f.dropFirst(10)).events == [.payload(.echoRequest([5, 6]))])
         var d = CSP.FrameDecoder()
         #expect(try d.decode([0x14, 0x00] + [UInt8](repeating: 0, count: 19)).isEmpty && d.bufferedByteCount == 21)
         #expect(try d.decode([0]).count == 1 && d.bufferedByteCount == 0)
