@@ -197,6 +197,7 @@ extension CSP {
                 break
             }
             guard let (challenge, serverKey) = opened else { throw .csp(.serverKeyNotPermitted) }
+            challenge.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }   // authenticated: TSK.public ‖ CCK
             guard ConstantTime.equals(challenge[32..<48], clientCookie) else { throw .csp(.repeatedCookieMismatch) }
             let tsk: Curve25519.KeyAgreement.PublicKey
             do { tsk = try .init(rawRepresentation: challenge[0..<32]) } catch { throw .invalidPublicKey }

@@ -195,6 +195,12 @@ extension CSP {
             var plaintext: [UInt8]
             do { plaintext = try key.open(box, nonce: try csn.current()) } catch { throw .csp(.authenticationFailed(.login)) }
             defer { plaintext.secureWipe() }
+            // Authenticated and parsed: public by design, except the vouch (bytes 80..<112), which is
+            // only compared in constant time.
+            plaintext.withUnsafeBytes { p in
+                declassify(p.baseAddress!, 80)
+                declassify(p.baseAddress! + 112, 16)
+            }
             csn.advance()
             var data = LoginData(decoding: plaintext)
             defer { data.vouch.secureWipe() }
@@ -241,6 +247,7 @@ extension CSP {
                 throw .csp(.authenticationFailed(.loginExtensions))
             }
             defer { plaintext.secureWipe() }
+            plaintext.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }   // authenticated: parsed
             let extensions = try LoginExtensions(decoding: plaintext)
             csn.advance()
             receiving = csn

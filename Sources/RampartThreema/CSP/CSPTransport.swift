@@ -215,6 +215,7 @@ public enum CSP {
                 }
             }
             guard opened else { throw .csp(.authenticationFailed(.frame(sequenceNumber: receiving.next))) }
+            buffer.withUnsafeBytes { declassify($0.baseAddress! + 16, $0.count - 16) }   // authenticated: parsed
             let payload = try Payload(type: buffer[16], data: Array(buffer[20...]))
             receiving.advance()
             return payload
