@@ -397,6 +397,18 @@ private func key(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
         #expect(throws: ThreemaError.csp(.frameTooLarge(0xFFFF))) { _ = try t.server.receive(Array(f.dropFirst(10)) + [0xFF, 0xFF]) }
         #expect(t.server.transport?.bufferedByteCount == 10 && t.server.transport?.nextReceivingSequenceNumber == 3)
         #expect(try t.server.receive(f.dropFirst(10)).events == [.payload(.echoRequest([5, 6]))])
+        // The same with a tampered second frame (an authentication failure after the decoder
+        // completed both): the partial first frame is put back too.
+        var u = try Self.handshake()
+        let f2 = try u.client.send(.echoRequest([5, 6])), g2 = try u.client.send(.echoRequest([7]))
+        var bad2 = g2
+        bad2[bad2.count - 1] ^= 1
+        #expect(try u.server.receive(f2.prefix(10)).events.isEmpty)
+        #expect(throws: ThreemaError.csp(.authenticationFailed(.frame(sequenceNumber: 4)))) {
+            _ = try u.server.receive(Array(f2.dropFirst(10)) + bad2 + [0x01])
+        }
+        #expect(u.server.transport?.bufferedByteCount == 10 && u.server.transport?.nextReceivingSequenceNumber == 3)
+        #expect(try u.server.receive(Array(f2.dropFirst(10)) + g2).events == [.payload(.echoRequest([5, 6])), .payload(.echoRequest([7]))])
         var d = CSP.FrameDecoder()
         #expect(try d.decode([0x14, 0x00] + [UInt8](repeating: 0, count: 19)).isEmpty && d.bufferedByteCount == 21)
         #expect(try d.decode([0]).count == 1 && d.bufferedByteCount == 0)

@@ -123,6 +123,12 @@ extension CSP {
         ///   ``ThreemaError/invalidPublicKey`` for a small-order server temporary key. The client is
         ///   unchanged then.
         public mutating func receive<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> Output {
+            if state == .established, transport != nil {
+                // In place: the transport undoes its own refusals, and no buffered frame is copied.
+                var out = Output()
+                out.events = try transport!.receiveAtomically(Array(chunk)[...], accepting: { $0.serverMaySend }).map { .payload($0) }
+                return out
+            }
             var copy = self
             let out = try copy.receiveInPlace(Array(chunk)[...])
             self = copy
@@ -163,12 +169,8 @@ extension CSP {
                     try processLoginAck(ack)
                     out.events.append(.loginAcknowledged)
                 case .established:
-                    guard var t = transport else { throw .csp(.invalidState) }
-                    for p in try t.receiveInPlace(rest) {
-                        guard p.serverMaySend else { throw .csp(.unexpectedPayload(type: p.type)) }
-                        out.events.append(.payload(p))
-                    }
-                    transport = t
+                    guard transport != nil else { throw .csp(.invalidState) }
+                    out.events += try transport!.receiveAtomically(rest, accepting: { $0.serverMaySend }).map { .payload($0) }
                     return out
                 }
             }

@@ -96,6 +96,12 @@ extension CSP {
         ///   faults, ``CSPFault/unexpectedPayload(type:)`` for a payload only the server sends; ``ThreemaError/invalidPublicKey`` for a small-order client key. The connection
         ///   is unchanged then.
         public mutating func receive<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> Output {
+            if state == .established, transport != nil {
+                // In place: the transport undoes its own refusals, and no buffered frame is copied.
+                var out = Output()
+                out.events = try transport!.receiveAtomically(Array(chunk)[...], accepting: { $0.clientMaySend }).map { .payload($0) }
+                return out
+            }
             var copy = self
             let out = try copy.receiveInPlace(Array(chunk)[...])
             self = copy
@@ -144,12 +150,8 @@ extension CSP {
                     out.outgoing += try complete(login)
                     out.events.append(.loggedIn(login))
                 case .established:
-                    guard var t = transport else { throw .csp(.invalidState) }
-                    for p in try t.receiveInPlace(rest) {
-                        guard p.clientMaySend else { throw .csp(.unexpectedPayload(type: p.type)) }
-                        out.events.append(.payload(p))
-                    }
-                    transport = t
+                    guard transport != nil else { throw .csp(.invalidState) }
+                    out.events += try transport!.receiveAtomically(rest, accepting: { $0.clientMaySend }).map { .payload($0) }
                     return out
                 }
             }

@@ -80,15 +80,46 @@ public enum CSP {
         ///   prefix outside ``minimumFrameLength``...``maximumFrameLength``; the decoder is unchanged
         ///   then (the boxes completed before the bad prefix are not returned either).
         public mutating func decode<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> [[UInt8]] {
-            var copy = self
-            let boxes = try copy.decodeInPlace(Array(chunk)[...])
-            self = copy
+            try decodeAtomically(Array(chunk)[...])
+        }
+
+        /// What ``restore(_:completed:)`` needs to undo a decode: the header bytes, the length of
+        /// the partial body and the expected length (no copy of the body).
+        struct Mark {
+            let header: [UInt8]
+            let bodyCount: Int
+            let expected: Int
+        }
+
+        var mark: Mark { Mark(header: header, bodyCount: body.count, expected: expected) }
+
+        /// Undoes the decodes since `mark`, given the boxes they completed: the old partial body is
+        /// the first completed box's prefix, or the current body's prefix when none completed. The
+        /// decoder works in place (no copy of a buffered frame per chunk), so 1-byte chunks cost
+        /// linear time.
+        mutating func restore(_ mark: Mark, completed boxes: [[UInt8]]) {
+            if let first = boxes.first {
+                body = Array(first.prefix(mark.bodyCount))
+            } else {
+                body.removeSubrange(mark.bodyCount...)
+            }
+            header = mark.header
+            expected = mark.expected
+        }
+
+        /// ``decodeInPlace(_:into:)`` that leaves the decoder unchanged when it throws.
+        mutating func decodeAtomically(_ input: ArraySlice<UInt8>) throws(ThreemaError) -> [[UInt8]] {
+            let m = mark
+            var boxes: [[UInt8]] = []
+            do { try decodeInPlace(input, into: &boxes) } catch {
+                restore(m, completed: boxes)
+                throw error
+            }
             return boxes
         }
 
-        mutating func decodeInPlace(_ input: ArraySlice<UInt8>) throws(ThreemaError) -> [[UInt8]] {
+        private mutating func decodeInPlace(_ input: ArraySlice<UInt8>, into boxes: inout [[UInt8]]) throws(ThreemaError) {
             var rest = input
-            var boxes: [[UInt8]] = []
             while !rest.isEmpty {
                 if expected < 0 {
                     let take = min(2 - header.count, rest.count)
@@ -118,7 +149,6 @@ public enum CSP {
                 header = []
                 expected = -1
             }
-            return boxes
         }
     }
 
@@ -184,16 +214,28 @@ public enum CSP {
         ///   ``CSPBox/frame(sequenceNumber:)``, ``CSPFault/malformedPayload(type:)``; the transport
         ///   is unchanged then and no payload of the chunk is released.
         public mutating func receive<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> [Payload] {
-            var copy = self
-            let payloads = try copy.receiveInPlace(Array(chunk)[...])
-            self = copy
-            return payloads
+            try receiveAtomically(Array(chunk)[...], accepting: { _ in true })
         }
 
-        mutating func receiveInPlace(_ chunk: ArraySlice<UInt8>) throws(ThreemaError) -> [Payload] {
+        /// Decodes, opens and parses in place; on any failure (or a payload `accepting` refuses,
+        /// ``CSPFault/unexpectedPayload(type:)``) the decoder and the receiving sequence number
+        /// are put back as they were.
+        mutating func receiveAtomically(_ chunk: ArraySlice<UInt8>,
+                                        accepting: (Payload) -> Bool) throws(ThreemaError) -> [Payload] {
+            let m = decoder.mark
+            let savedReceiving = receiving
+            let boxes = try decoder.decodeAtomically(chunk)
             var payloads: [Payload] = []
-            for box in try decoder.decodeInPlace(chunk) {
-                payloads.append(try open(box))
+            do throws(ThreemaError) {
+                for box in boxes {
+                    let p = try open(box)
+                    guard accepting(p) else { throw ThreemaError.csp(.unexpectedPayload(type: p.type)) }
+                    payloads.append(p)
+                }
+            } catch {
+                decoder.restore(m, completed: boxes)
+                receiving = savedReceiving
+                throw error
             }
             return payloads
         }
