@@ -78,6 +78,7 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["threema-message-seal", "threema-message-open", "threema-group-seal-100", "threema-blob-encrypt",
       "threema-safe-derive", "threema-id-backup-decode"], threemaRows),
     (["threema-ibex-encapsulate"], ibexRows),
+    (["threema-csp-frame", "threema-csp-handshake"], threemaCSPRows),
 ]
 
 /// Whether `--filter` selects an operation (everything without a filter).

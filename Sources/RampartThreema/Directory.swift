@@ -88,9 +88,6 @@ public enum DirectoryAuthentication {
     ) throws(ThreemaError) -> [UInt8] {
         let ss1 = try PairKeys.sharedKey(identity.privateKey, serverPermanentKey)
         let ss2 = try PairKeys.sharedKey(identity.privateKey, serverTemporaryKey)
-        var both = ss1.symmetricKey.withUnsafeBytes { Array($0) } + ss2.symmetricKey.withUnsafeBytes { Array($0) }
-        defer { both.secureWipe() }
-        let vouchKey = ThreemaKDF.derive(key: SymmetricKey(data: both), salt: "v2", personal: "3ma-csp")
-        return ThreemaKDF.mac(key: vouchKey, input: Array(serverCookie) + clientTemporaryKey.rawRepresentation)
+        return loginVouch(ss1: ss1, ss2: ss2, serverCookie: Array(serverCookie), clientTemporaryKey: clientTemporaryKey)
     }
 }

@@ -42,6 +42,8 @@ public enum ThreemaError: Error, Equatable, Hashable, Sendable {
     case invalidArgument(String)
     /// An Ibex forward-secrecy operation was refused (Docs/Threema.md §1).
     case ibex(IbexFault)
+    /// A chat-server protocol step was refused (Docs/Threema.md, "Chat-server protocol").
+    case csp(CSPFault)
 }
 
 /// Why a `3mid:` QR payload was refused.

@@ -510,6 +510,32 @@ add("ibex") {
     e.content = .encapsulated(m)
     let r = bp.receive(e, from: aliceContact, messageID: 2, now: 5, using: &secretRNG)
     guard case .refused = r.event else { try check(false, "tampered Ibex message accepted"); return }
+// Threema chat-server protocol: identity key, server permanent key and both temporary keys
+// secret; a whole handshake (hello box under SK ↔ TCK, login vouch made and verified, login and
+// extension boxes, login-ack) and one frame each way.
+add("threema-csp") {
+    var rng = SplitMix64(seed: 15)
+    let ck = rng.bytes(32), sk = rng.bytes(32), tck = rng.bytes(32), tsk = rng.bytes(32)
+    let ckPub = published(try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: ck).publicKey.rawRepresentation)
+    let skPub = published(try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: sk).publicKey.rawRepresentation)
+    for k in [ck, sk, tck, tsk] { secret(k) }
+    let alice = try ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: ck)
+    let serverKey = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: skPub)
+    let alicePub = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: ckPub)
+    let config = CSP.Server.Configuration(permanentKey: try .init(rawRepresentation: sk)) { $0 == alice.id ? alicePub : nil }
+    var server = try CSP.Server(configuration: config, temporaryKey: try .init(rawRepresentation: tsk), cookie: rng.bytes(16))
+    var (client, hello) = try CSP.Client.start(
+        configuration: .init(identity: alice, permittedServerKeys: [serverKey], extensions: CSP.LoginExtensions(clientInfo: "ct")),
+        temporaryKey: try .init(rawRepresentation: tck), cookie: rng.bytes(16))
+    let serverHello = published(try server.receive(published(hello)).outgoing)
+    let login = published(try client.receive(serverHello).outgoing)
+    let ack = try server.receive(login)
+    try check(ack.events.count == 1, "CSP login verified")
+    try check(try client.receive(published(ack.outgoing)).events == [.loginAcknowledged], "CSP login acknowledged")
+    let up = published(try client.send(.echoRequest([1, 2, 3])))
+    try check(try server.receive(up).events == [.payload(.echoRequest([1, 2, 3]))], "CSP frame client to server")
+    let down = published(try server.send(.alert("ct")))
+    try check(try client.receive(down).events == [.payload(.alert("ct"))], "CSP frame server to client")
 }
 
 // MARK: Driver

@@ -99,4 +99,4 @@ let threemaIDBackupTarget = FuzzTarget(
     }
 )
 
-let threemaTargets = [threemaEnvelopeTarget, threemaDecodersTarget, threemaIDBackupTarget]
+let threemaTargets = [threemaEnvelopeTarget, threemaDecodersTarget, threemaIDBackupTarget, threemaCSPTarget]
