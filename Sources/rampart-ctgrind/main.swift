@@ -510,6 +510,8 @@ add("ibex") {
     e.content = .encapsulated(m)
     let r = bp.receive(e, from: aliceContact, messageID: 2, now: 5, using: &secretRNG)
     guard case .refused = r.event else { try check(false, "tampered Ibex message accepted"); return }
+}
+
 // Threema chat-server protocol: identity key, server permanent key and both temporary keys
 // secret; a whole handshake (hello box under SK ↔ TCK, login vouch made and verified, login and
 // extension boxes, login-ack) and one frame each way.
