@@ -42,6 +42,8 @@ public enum ThreemaError: Error, Equatable, Hashable, Sendable {
     case invalidArgument(String)
     /// An Ibex forward-secrecy operation was refused (Docs/Threema.md §1).
     case ibex(IbexFault)
+    /// A group-call operation was refused (Docs/Threema.md §9).
+    case groupCall(GroupCallFault)
 }
 
 /// Why a `3mid:` QR payload was refused.

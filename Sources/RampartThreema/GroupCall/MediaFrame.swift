@@ -1,0 +1,380 @@
+// Group-call media frames (Docs/Threema.md §9, `group-call.struct.yml`): AES-256-GCM under
+// PCMFK = BLAKE2b(key = PCMK, salt "mf", personal "3ma-call", input = GCKH).
+//
+//     wire frame = unencrypted header ‖ ciphertext ‖ tag (16) ‖ footer (6)
+//     footer     = u8 epoch ‖ u8 ratchet counter ‖ u32-LE MFSN
+//     nonce      = u32-LE MFSN ‖ 8 zero bytes
+//     AAD        = footer ‖ unencrypted header
+//
+// The unencrypted header is empty for Opus. For VP8 it is 10 bytes on a key frame and 3 otherwise;
+// a key frame is one whose first byte has bit 0 **clear**: that is VP8's frame tag (RFC 6386 §9.1,
+// `key_frame` = 0 means key frame) and what the desktop client does. The protocol text says bit 0
+// set; we follow VP8 and desktop (Docs/Threema.md §9.3). A frame shorter than its header keeps all
+// its bytes as header (the header never reaches into the tag). Empty frames pass through unchanged
+// (no MFSN is used).
+//
+// The MFSN is one counter per sender, shared by all media types, incremented once per frame, never
+// reset on a ratchet step or epoch change. The protocol's creation steps increment it twice (steps 4
+// and 10); we increment once, as the desktop client does (§9.3).
+
+import Rampart
+
+extension GroupCall {
+    /// The codec of a media frame: it decides the unencrypted header.
+    public enum MediaCodec: String, Sendable, Hashable, CaseIterable {
+        /// Opus audio: no unencrypted header.
+        case opus
+        /// VP8 video: 10 bytes on a key frame (bit 0 of the first byte clear), else 3.
+        case vp8
+    }
+
+    /// Constants and helpers of the media-frame format.
+    public enum MediaFrame {
+        /// The AES-GCM tag length.
+        public static let tagByteCount = 16
+        /// The footer length: epoch, ratchet counter, MFSN.
+        public static let footerByteCount = 6
+        /// What encryption adds to a non-empty frame (tag and footer).
+        public static let overheadByteCount = tagByteCount + footerByteCount
+        /// The largest wire frame accepted: 65536 bytes, the protocol's limit (desktop accepts
+        /// 131072; we keep the protocol's, so frames we produce are accepted everywhere).
+        public static let maximumWireByteCount = 65536
+        /// The largest plaintext frame sealed: 65536 − 16 − 6.
+        public static let maximumFrameByteCount = maximumWireByteCount - overheadByteCount
+
+        /// The length of the unencrypted header of a frame of `codec` whose first byte is
+        /// `firstByte`, when at most `available` bytes can belong to it.
+        public static func unencryptedHeaderByteCount(codec: MediaCodec, firstByte: UInt8, available: Int) -> Int {
+            switch codec {
+            case .opus: return 0
+            case .vp8: return min(firstByte & 1 == 0 ? 10 : 3, max(available, 0))   // the frame tag is public
+            }
+        }
+
+        /// The footer of a wire frame.
+        public struct Footer: Sendable, Hashable {
+            /// The sender's media-key epoch.
+            public var epoch: UInt8
+            /// The sender's ratchet counter.
+            public var ratchetCounter: UInt8
+            /// The media frame sequence number.
+            public var mfsn: UInt32
+            /// A footer.
+            public init(epoch: UInt8, ratchetCounter: UInt8, mfsn: UInt32) {
+                self.epoch = epoch
+                self.ratchetCounter = ratchetCounter
+                self.mfsn = mfsn
+            }
+            /// The footer of `wire` (the last 6 bytes), or nil when it is shorter than tag and footer.
+            public init?<C: Collection<UInt8>>(of wire: C) where C.Index == Int {
+                guard wire.count >= MediaFrame.overheadByteCount else { return nil }
+                let e = wire.endIndex
+                epoch = wire[e - 6]
+                ratchetCounter = wire[e - 5]
+                mfsn = UInt32(wire[e - 4]) | UInt32(wire[e - 3]) << 8 | UInt32(wire[e - 2]) << 16 | UInt32(wire[e - 1]) << 24
+            }
+        }
+
+        /// Writes footer (6) ‖ header into `aad` (at least 16 bytes) and the 12-byte nonce into
+        /// `nonce`; returns the AAD length.
+        static func prepare(footer: UnsafeRawBufferPointer, header: UnsafeRawBufferPointer,
+                            aad: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawBufferPointer) -> Int {
+            aad.baseAddress!.copyMemory(from: footer.baseAddress!, byteCount: 6)
+            if header.count > 0 { (aad.baseAddress! + 6).copyMemory(from: header.baseAddress!, byteCount: header.count) }
+            nonce.initializeMemory(as: UInt8.self, repeating: 0)
+            nonce.baseAddress!.copyMemory(from: footer.baseAddress! + 2, byteCount: 4)
+            return 6 + header.count
+        }
+    }
+
+    /// The sending side of one participant's media: the applied media key with its expanded frame
+    /// key, and the MFSN. Seals frames in place or into new arrays. Not thread-safe: the MFSN must
+    /// not be shared between concurrent callers (it is a nonce).
+    public struct MediaFrameEncryptor: Sendable {
+        let keyHash: SymmetricKey
+        /// The applied media key (epoch, ratchet counter, PCMK).
+        public private(set) var mediaKey: MediaKey
+        private var cipher: AES.Cipher
+        private var next: UInt64
+
+        /// An encryptor with `mediaKey` applied, the first frame numbered `firstMFSN`.
+        ///
+        /// - Throws: ``ThreemaError/invalidArgument(_:)`` unless `keyHash` (GCKH) has 32 bytes.
+        public init(keyHash: SymmetricKey, mediaKey: MediaKey, firstMFSN: UInt32 = 0) throws(ThreemaError) {
+            guard keyHash.byteCount == 32 else { throw .invalidArgument("GCKH has 32 bytes") }
+            self.keyHash = keyHash
+            self.mediaKey = mediaKey
+            cipher = try GroupCall.cipher(mediaKey, keyHash)
+            next = UInt64(firstMFSN)
+        }
+
+        /// The MFSN of the next frame, or nil when all 2^32 numbers are used.
+        public var nextMFSN: UInt32? { next <= UInt64(UInt32.max) ? UInt32(next) : nil }
+
+        /// A participant joined: turn the ratchet once and use the new key from the next frame on.
+        /// The MFSN continues.
+        ///
+        /// - Throws: ``GroupCallFault/ratchetExhausted`` at counter 255 (the call must end); the
+        ///   encryptor is unchanged.
+        public mutating func ratchet() throws(ThreemaError) {
+            let k = try mediaKey.ratcheted()
+            cipher = try GroupCall.cipher(k, keyHash)
+            mediaKey = k
+        }
+
+        /// Applies a new media key (the pending key of a new epoch, after it was announced) from the
+        /// next frame on. The MFSN continues.
+        public mutating func apply(_ key: MediaKey) throws(ThreemaError) {
+            cipher = try GroupCall.cipher(key, keyHash)
+            mediaKey = key
+        }
+
+        /// Seals `frame` (`header ‖ payload`) and returns the wire frame (empty stays empty).
+        ///
+        /// - Throws: ``GroupCallFault/frameTooLarge(_:)`` above ``GroupCall/MediaFrame/maximumFrameByteCount``,
+        ///   ``GroupCallFault/frameSequenceNumberExhausted``; the encryptor is unchanged.
+        public mutating func seal<C: Collection<UInt8>>(_ frame: C, codec: MediaCodec) throws(ThreemaError) -> [UInt8] {
+            let n = frame.count
+            if n == 0 { return [] }
+            guard n <= MediaFrame.maximumFrameByteCount else { throw .groupCall(.frameTooLarge(n)) }
+            var out: [UInt8] = []
+            out.reserveCapacity(n + MediaFrame.overheadByteCount)
+            out.append(contentsOf: frame)
+            out.append(contentsOf: repeatElement(0, count: MediaFrame.overheadByteCount))
+            var failure: ThreemaError?
+            let produced = out.withUnsafeMutableBytes { o -> Int in
+                do throws(ThreemaError) { return try seal(inPlace: o, frameByteCount: n, codec: codec) } catch { failure = error; return 0 }
+            }
+            if let failure { throw failure }
+            assert(produced == out.count)
+            return out
+        }
+
+        /// Seals the frame in `buffer[0 ..< frameByteCount]` in place; the tag and footer are written
+        /// after it, so `buffer` needs `frameByteCount + 22` bytes. Returns the wire length (0 for an
+        /// empty frame).
+        ///
+        /// - Throws: as ``seal(_:codec:)``, and ``ThreemaError/invalidArgument(_:)`` when the buffer
+        ///   is too small.
+        public mutating func seal(inPlace buffer: UnsafeMutableRawBufferPointer, frameByteCount n: Int,
+                                  codec: MediaCodec) throws(ThreemaError) -> Int {
+            if n == 0 { return 0 }
+            guard n > 0, n <= MediaFrame.maximumFrameByteCount else { throw .groupCall(.frameTooLarge(n)) }
+            guard buffer.count >= n + MediaFrame.overheadByteCount, let base = buffer.baseAddress else {
+                throw .invalidArgument("the buffer needs room for the frame, the tag and the footer")
+            }
+            guard next <= UInt64(UInt32.max) else { throw .groupCall(.frameSequenceNumberExhausted) }
+            let mfsn = UInt32(next)
+            let h = MediaFrame.unencryptedHeaderByteCount(codec: codec, firstByte: base.load(as: UInt8.self), available: n)
+            let footer = base + n + MediaFrame.tagByteCount
+            footer.storeBytes(of: mediaKey.epoch, as: UInt8.self)
+            (footer + 1).storeBytes(of: mediaKey.ratchetCounter, as: UInt8.self)
+            (footer + 2).storeBytes(of: mfsn.littleEndian, toByteOffset: 0, as: UInt32.self)
+            let c = cipher
+            let failed = withUnsafeTemporaryAllocation(byteCount: 32, alignment: 16) { scratch -> RampartError? in
+                let aad = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<16])
+                let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[16..<28])
+                let aadCount = MediaFrame.prepare(footer: UnsafeRawBufferPointer(start: footer, count: 6),
+                                                  header: UnsafeRawBufferPointer(start: base, count: h), aad: aad, nonce: nonce)
+                do throws(RampartError) {
+                    try AES.GCM.seal(UnsafeMutableRawBufferPointer(start: base + h, count: n - h),
+                                     tag: UnsafeMutableRawBufferPointer(start: base + n, count: 16), using: c,
+                                     nonce: UnsafeRawBufferPointer(nonce),
+                                     authenticating: UnsafeRawBufferPointer(rebasing: aad[0..<aadCount]))
+                    return nil
+                } catch { return error }
+            }
+            if let failed { throw .invalidArgument("AES-GCM: \(failed)") }   // unreachable: lengths are checked
+            next += 1
+            return n + MediaFrame.overheadByteCount
+        }
+    }
+
+    /// The receiving side of one remote participant's media: the applied media key, pending keys of
+    /// later epochs (from `Auth` and rekey messages), and a replay window over the MFSN.
+    ///
+    /// A frame is refused, with the decryptor unchanged, when its epoch is neither the applied
+    /// key's nor a pending key's (``GroupCallFault/unknownEpoch(current:frame:)``: an old epoch, or
+    /// one whose key has not arrived), when its ratchet counter is below the key's
+    /// (``GroupCallFault/ratchetCounterInPast(current:frame:)``), when its MFSN was accepted before
+    /// or is older than the window (``GroupCallFault/replayedFrame(mfsn:)``,
+    /// ``GroupCallFault/frameTooOld(mfsn:)``), or when it does not authenticate. An accepted frame
+    /// of a pending epoch applies that key and drops the keys before it (never back); an accepted
+    /// frame with a higher ratchet counter moves the applied key forward to that counter.
+    public struct MediaFrameDecryptor: Sendable {
+        /// The most pending keys held at once.
+        public static let maximumSuccessors = 16
+        /// How many MFSNs behind the newest accepted one are still accepted once (audio and video
+        /// share the counter and arrive through separate pipelines, so a window of a few frames
+        /// would drop reordered video).
+        public static let replayWindowSize = 1024
+        private static let windowWords = replayWindowSize / 64
+
+        let keyHash: SymmetricKey
+        /// The applied media key of the remote participant.
+        public private(set) var mediaKey: MediaKey
+        /// Announced keys of later epochs, oldest first.
+        public private(set) var pendingKeys: [MediaKey] = []
+        private var cipher: AES.Cipher
+        /// The newest accepted MFSN, nil before the first frame.
+        public private(set) var newestMFSN: UInt32?
+        private var window: [UInt64]
+
+        /// A decryptor with the applied key first and any pending keys after it (the order of
+        /// `Auth.media_keys`).
+        ///
+        /// - Throws: ``GroupCallFault/noMediaKey`` for an empty list,
+        ///   ``GroupCallFault/tooManyPendingKeys``, ``ThreemaError/invalidArgument(_:)`` unless GCKH
+        ///   has 32 bytes.
+        public init(keyHash: SymmetricKey, mediaKeys: [MediaKey]) throws(ThreemaError) {
+            guard keyHash.byteCount == 32 else { throw .invalidArgument("GCKH has 32 bytes") }
+            guard let first = mediaKeys.first else { throw .groupCall(.noMediaKey) }
+            guard mediaKeys.count - 1 <= Self.maximumSuccessors else { throw .groupCall(.tooManyPendingKeys) }
+            self.keyHash = keyHash
+            mediaKey = first
+            pendingKeys = Array(mediaKeys.dropFirst())
+            cipher = try GroupCall.cipher(first, keyHash)
+            window = [UInt64](repeating: 0, count: Self.windowWords)
+        }
+
+        /// A decryptor with one applied key.
+        public init(keyHash: SymmetricKey, mediaKey: MediaKey) throws(ThreemaError) {
+            try self.init(keyHash: keyHash, mediaKeys: [mediaKey])
+        }
+
+        /// Stores a key announced by a rekey message; it is applied by the first frame of its epoch.
+        ///
+        /// - Throws: ``GroupCallFault/tooManyPendingKeys`` (unchanged then).
+        public mutating func addPendingKey(_ key: MediaKey) throws(ThreemaError) {
+            guard pendingKeys.count < Self.maximumSuccessors else { throw .groupCall(.tooManyPendingKeys) }
+            pendingKeys.append(key)
+        }
+
+        /// Whether the remote participant's ratchet may have advanced: turn the applied key once
+        /// (optional; frames with a higher counter advance it anyway).
+        ///
+        /// - Throws: ``GroupCallFault/ratchetExhausted``.
+        public mutating func ratchet() throws(ThreemaError) {
+            let k = try mediaKey.ratcheted()
+            cipher = try GroupCall.cipher(k, keyHash)
+            mediaKey = k
+        }
+
+        /// Opens a wire frame and returns `header ‖ payload` (empty stays empty).
+        ///
+        /// - Throws: see the type's description; ``GroupCallFault/frameTooShort(_:)``,
+        ///   ``GroupCallFault/frameTooLarge(_:)``, ``ThreemaError/authenticationFailed``. Never traps.
+        public mutating func open<C: Collection<UInt8>>(_ wire: C, codec: MediaCodec) throws(ThreemaError) -> [UInt8] {
+            var buf = Array(wire)
+            var failure: ThreemaError?
+            let n = buf.withUnsafeMutableBytes { b -> Int in
+                do throws(ThreemaError) { return try open(inPlace: b, codec: codec) } catch { failure = error; return 0 }
+            }
+            if let failure { throw failure }
+            buf.removeLast(buf.count - n)
+            return buf
+        }
+
+        /// Opens the wire frame filling `buffer` in place: on success `buffer[0 ..< result]` holds
+        /// `header ‖ payload`. On an authentication failure the payload bytes are zeroed.
+        ///
+        /// - Throws: as ``open(_:codec:)``; the decryptor is unchanged on every refusal.
+        public mutating func open(inPlace buffer: UnsafeMutableRawBufferPointer, codec: MediaCodec) throws(ThreemaError) -> Int {
+            let w = buffer.count
+            guard w > 0, let base = buffer.baseAddress else { return 0 }
+            guard w <= MediaFrame.maximumWireByteCount else { throw .groupCall(.frameTooLarge(w)) }
+            guard w >= MediaFrame.overheadByteCount else { throw .groupCall(.frameTooShort(w)) }
+            let n = w - MediaFrame.overheadByteCount
+            let footer = base + n + MediaFrame.tagByteCount
+            let epoch = footer.load(as: UInt8.self), counter = (footer + 1).load(as: UInt8.self)
+            let mfsn = UInt32(littleEndian: (footer + 2).loadUnaligned(as: UInt32.self))
+            try checkReplay(mfsn)
+
+            // The key: the applied one, or the first pending key of the frame's epoch.
+            var pendingIndex: Int?
+            let base0: MediaKey
+            if epoch == mediaKey.epoch {
+                base0 = mediaKey
+            } else if let i = pendingKeys.firstIndex(where: { $0.epoch == epoch }) {
+                pendingIndex = i
+                base0 = pendingKeys[i]
+            } else {
+                throw .groupCall(.unknownEpoch(current: mediaKey.epoch, frame: epoch))
+            }
+            guard counter >= base0.ratchetCounter else {
+                throw .groupCall(.ratchetCounterInPast(current: base0.ratchetCounter, frame: counter))
+            }
+            var newKey: MediaKey?
+            let c: AES.Cipher
+            if pendingIndex == nil && counter == base0.ratchetCounter {
+                c = cipher
+            } else {
+                let k = try base0.ratcheted(to: counter)
+                c = try GroupCall.cipher(k, keyHash)
+                newKey = k
+            }
+
+            let h = MediaFrame.unencryptedHeaderByteCount(codec: codec, firstByte: base.load(as: UInt8.self), available: n)
+            let ok = withUnsafeTemporaryAllocation(byteCount: 32, alignment: 16) { scratch -> Bool in
+                let aad = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<16])
+                let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[16..<28])
+                let aadCount = MediaFrame.prepare(footer: UnsafeRawBufferPointer(start: footer, count: 6),
+                                                  header: UnsafeRawBufferPointer(start: base, count: h), aad: aad, nonce: nonce)
+                do {
+                    try AES.GCM.open(UnsafeMutableRawBufferPointer(start: base + h, count: n - h),
+                                     tag: UnsafeRawBufferPointer(start: base + n, count: 16), using: c,
+                                     nonce: UnsafeRawBufferPointer(nonce),
+                                     authenticating: UnsafeRawBufferPointer(rebasing: aad[0..<aadCount]))
+                    return true
+                } catch { return false }
+            }
+            guard ok else { throw .authenticationFailed }
+
+            // Accepted: commit key changes and the replay window.
+            if let newKey {
+                mediaKey = newKey
+                cipher = c
+                if let i = pendingIndex { pendingKeys.removeFirst(i + 1) }
+            }
+            accept(mfsn)
+            return n
+        }
+
+        private func checkReplay(_ mfsn: UInt32) throws(ThreemaError) {
+            guard let hi = newestMFSN, mfsn <= hi else { return }
+            guard hi - mfsn < UInt32(Self.replayWindowSize) else { throw .groupCall(.frameTooOld(mfsn: mfsn)) }
+            let bit = Int(mfsn) % Self.replayWindowSize
+            guard window[bit >> 6] & (1 << UInt64(bit & 63)) == 0 else { throw .groupCall(.replayedFrame(mfsn: mfsn)) }
+        }
+
+        private mutating func accept(_ mfsn: UInt32) {
+            if let hi = newestMFSN {
+                if mfsn > hi {
+                    let d = Int(mfsn - hi)
+                    if d >= Self.replayWindowSize {
+                        for i in window.indices { window[i] = 0 }
+                    } else {
+                        var m = Int(hi)
+                        for _ in 0..<d {
+                            m += 1
+                            let bit = m % Self.replayWindowSize
+                            window[bit >> 6] &= ~(1 << UInt64(bit & 63))
+                        }
+                    }
+                    newestMFSN = mfsn
+                }
+            } else {
+                newestMFSN = mfsn
+            }
+            let bit = Int(mfsn) % Self.replayWindowSize
+            window[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
+    }
+
+    /// The AES-256 cipher of a media key's PCMFK.
+    static func cipher(_ key: MediaKey, _ keyHash: SymmetricKey) throws(ThreemaError) -> AES.Cipher {
+        do { return try AES.Cipher(key: key.frameKey(keyHash: keyHash)) } catch {
+            throw .invalidArgument("PCMFK: \(error)")   // unreachable: PCMFK has 32 bytes
+        }
+    }
+}
