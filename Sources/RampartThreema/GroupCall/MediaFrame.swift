@@ -340,6 +340,11 @@ extension GroupCall {
             return n
         }
 
+        /// What a refusal must leave unchanged (tests and fuzz targets compare it).
+        @_spi(Testing) public var stateForTesting: String {
+            "\(mediaKey.epoch)/\(mediaKey.ratchetCounter)/\(hexDigest(mediaKey.pcmk)) pending \(pendingKeys.map { "\($0.epoch)/\($0.ratchetCounter)" }) newest \(String(describing: newestMFSN)) window \(window)"
+        }
+
         private func checkReplay(_ mfsn: UInt32) throws(ThreemaError) {
             guard let hi = newestMFSN, mfsn <= hi else { return }
             guard hi - mfsn < UInt32(Self.replayWindowSize) else { throw .groupCall(.frameTooOld(mfsn: mfsn)) }
@@ -369,6 +374,13 @@ extension GroupCall {
             let bit = Int(mfsn) % Self.replayWindowSize
             window[bit >> 6] |= 1 << UInt64(bit & 63)
         }
+    }
+
+    /// A short fingerprint of a key for test state comparisons (BLAKE2b, not the key itself).
+    static func hexDigest(_ k: SymmetricKey) -> String {
+        var h = try! BLAKE2b(outputByteCount: 8)   // a valid length
+        k.withUnsafeBytes { h.update(bufferPointer: $0) }
+        return h.finalize().bytes.map { String($0, radix: 16) }.joined()
     }
 
     /// The AES-256 cipher of a media key's PCMFK.
