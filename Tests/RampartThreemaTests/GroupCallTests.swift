@@ -510,3 +510,23 @@ private func pair(_ rng: inout SplitMix64) throws -> (GroupCall.ParticipantChann
         if (try? probe.openAuth(m, gcnhak: nil)) == nil { #expect(probe.receiveSequenceNumber == 1) }
     }
 }
+
+@Test func groupCallRawBufferVariantsAgreeWithArrays() throws {
+    var (keys, mk, rng) = try setup(seed: 6)
+    var encA = try GroupCall.MediaFrameEncryptor(keyHash: keys.keyHash, mediaKey: mk, firstMFSN: 77)
+    var encB = encA
+    for (codec, frame) in [(GroupCall.MediaCodec.opus, rng.bytes(160)), (.vp8, [0x90] + rng.bytes(1199)), (.vp8, [0x91] + rng.bytes(40))] {
+        let want = try encA.seal(frame, codec: codec)
+        var out = [UInt8](repeating: 0xee, count: frame.count + 30)
+        let n = try frame.withUnsafeBytes { f in try out.withUnsafeMutableBytes { o in try encB.seal(f, into: o, codec: codec) } }
+        #expect(Array(out[..<n]) == want && out[n...].allSatisfy { $0 == 0xee })
+        var decA = try GroupCall.MediaFrameDecryptor(keyHash: keys.keyHash, mediaKey: mk)
+        var plain = [UInt8](repeating: 0xee, count: frame.count + 3)
+        let m = try want.withUnsafeBytes { w in try plain.withUnsafeMutableBytes { o in try decA.open(w, into: o, codec: codec) } }
+        #expect(Array(plain[..<m]) == frame && plain[m...].allSatisfy { $0 == 0xee })
+        var small = [UInt8](repeating: 0, count: frame.count - 1)
+        #expect(throws: ThreemaError.self) {
+            _ = try want.withUnsafeBytes { w in try small.withUnsafeMutableBytes { o in try decA.open(w, into: o, codec: codec) } }
+        }
+    }
+}

@@ -158,15 +158,28 @@ extension GroupCall {
         ///   is too small.
         public mutating func seal(inPlace buffer: UnsafeMutableRawBufferPointer, frameByteCount n: Int,
                                   codec: MediaCodec) throws(ThreemaError) -> Int {
+            guard n >= 0, n <= buffer.count else { throw .invalidArgument("the frame lies outside the buffer") }
+            return try seal(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<n]), into: buffer, codec: codec)
+        }
+
+        /// Seals `frame` into `output` (at least `frame.count + 22` bytes; the same memory as the
+        /// frame at offset 0, or not overlapping it). Returns the wire length (0 for an empty frame).
+        ///
+        /// - Throws: as ``seal(_:codec:)``, and ``ThreemaError/invalidArgument(_:)`` when the output
+        ///   is too small.
+        public mutating func seal(_ frame: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                  codec: MediaCodec) throws(ThreemaError) -> Int {
+            let n = frame.count
             if n == 0 { return 0 }
-            guard n > 0, n <= MediaFrame.maximumFrameByteCount else { throw .groupCall(.frameTooLarge(n)) }
-            guard buffer.count >= n + MediaFrame.overheadByteCount, let base = buffer.baseAddress else {
-                throw .invalidArgument("the buffer needs room for the frame, the tag and the footer")
+            guard n <= MediaFrame.maximumFrameByteCount else { throw .groupCall(.frameTooLarge(n)) }
+            guard output.count >= n + MediaFrame.overheadByteCount, let out = output.baseAddress, let src = frame.baseAddress else {
+                throw .invalidArgument("the output needs room for the frame, the tag and the footer")
             }
             guard next <= UInt64(UInt32.max) else { throw .groupCall(.frameSequenceNumberExhausted) }
             let mfsn = UInt32(next)
-            let h = MediaFrame.unencryptedHeaderByteCount(codec: codec, firstByte: base.load(as: UInt8.self), available: n)
-            let footer = base + n + MediaFrame.tagByteCount
+            let h = MediaFrame.unencryptedHeaderByteCount(codec: codec, firstByte: src.load(as: UInt8.self), available: n)
+            if h > 0 && UnsafeRawPointer(out) != src { out.copyMemory(from: src, byteCount: h) }
+            let footer = out + n + MediaFrame.tagByteCount
             footer.storeBytes(of: mediaKey.epoch, as: UInt8.self)
             (footer + 1).storeBytes(of: mediaKey.ratchetCounter, as: UInt8.self)
             (footer + 2).storeBytes(of: mfsn.littleEndian, toByteOffset: 0, as: UInt32.self)
@@ -175,10 +188,11 @@ extension GroupCall {
                 let aad = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<16])
                 let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[16..<28])
                 let aadCount = MediaFrame.prepare(footer: UnsafeRawBufferPointer(start: footer, count: 6),
-                                                  header: UnsafeRawBufferPointer(start: base, count: h), aad: aad, nonce: nonce)
+                                                  header: UnsafeRawBufferPointer(start: src, count: h), aad: aad, nonce: nonce)
                 do throws(RampartError) {
-                    try AES.GCM.seal(UnsafeMutableRawBufferPointer(start: base + h, count: n - h),
-                                     tag: UnsafeMutableRawBufferPointer(start: base + n, count: 16), using: c,
+                    try AES.GCM.seal(UnsafeRawBufferPointer(start: src + h, count: n - h),
+                                     into: UnsafeMutableRawBufferPointer(start: out + h, count: n - h),
+                                     tag: UnsafeMutableRawBufferPointer(start: out + n, count: 16), using: c,
                                      nonce: UnsafeRawBufferPointer(nonce),
                                      authenticating: UnsafeRawBufferPointer(rebasing: aad[0..<aadCount]))
                     return nil
@@ -207,8 +221,7 @@ extension GroupCall {
         /// How many MFSNs behind the newest accepted one are still accepted once (audio and video
         /// share the counter and arrive through separate pipelines, so a window of a few frames
         /// would drop reordered video).
-        public static let replayWindowSize = 1024
-        private static let windowWords = replayWindowSize / 64
+        public static let replayWindowSize = ReplayWindow.size
 
         let keyHash: SymmetricKey
         /// The applied media key of the remote participant.
@@ -216,9 +229,9 @@ extension GroupCall {
         /// Announced keys of later epochs, oldest first.
         public private(set) var pendingKeys: [MediaKey] = []
         private var cipher: AES.Cipher
+        private var window = ReplayWindow()
         /// The newest accepted MFSN, nil before the first frame.
-        public private(set) var newestMFSN: UInt32?
-        private var window: [UInt64]
+        public var newestMFSN: UInt32? { window.newest }
 
         /// A decryptor with the applied key first and any pending keys after it (the order of
         /// `Auth.media_keys`).
@@ -234,7 +247,6 @@ extension GroupCall {
             mediaKey = first
             pendingKeys = Array(mediaKeys.dropFirst())
             cipher = try GroupCall.cipher(first, keyHash)
-            window = [UInt64](repeating: 0, count: Self.windowWords)
         }
 
         /// A decryptor with one applied key.
@@ -280,15 +292,29 @@ extension GroupCall {
         ///
         /// - Throws: as ``open(_:codec:)``; the decryptor is unchanged on every refusal.
         public mutating func open(inPlace buffer: UnsafeMutableRawBufferPointer, codec: MediaCodec) throws(ThreemaError) -> Int {
-            let w = buffer.count
-            guard w > 0, let base = buffer.baseAddress else { return 0 }
+            try open(UnsafeRawBufferPointer(buffer), into: buffer, codec: codec)
+        }
+
+        /// Opens `wire` into `output` (at least `wire.count − 22` bytes; the same memory as the wire
+        /// frame at offset 0, or not overlapping it) and returns the frame length. On an
+        /// authentication failure the output's payload bytes are zeroed.
+        ///
+        /// - Throws: as ``open(_:codec:)``, and ``ThreemaError/invalidArgument(_:)`` when the output
+        ///   is too small; the decryptor is unchanged on every refusal.
+        public mutating func open(_ wire: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                  codec: MediaCodec) throws(ThreemaError) -> Int {
+            let w = wire.count
+            guard w > 0, let base = wire.baseAddress else { return 0 }
             guard w <= MediaFrame.maximumWireByteCount else { throw .groupCall(.frameTooLarge(w)) }
             guard w >= MediaFrame.overheadByteCount else { throw .groupCall(.frameTooShort(w)) }
             let n = w - MediaFrame.overheadByteCount
+            guard output.count >= n, let out = output.baseAddress ?? (n == 0 ? UnsafeMutableRawPointer(mutating: base) : nil) else {
+                throw .invalidArgument("the output needs room for the frame")
+            }
             let footer = base + n + MediaFrame.tagByteCount
             let epoch = footer.load(as: UInt8.self), counter = (footer + 1).load(as: UInt8.self)
             let mfsn = UInt32(littleEndian: (footer + 2).loadUnaligned(as: UInt32.self))
-            try checkReplay(mfsn)
+            try window.check(mfsn)
 
             // The key: the applied one, or the first pending key of the frame's epoch.
             var pendingIndex: Int?
@@ -320,8 +346,9 @@ extension GroupCall {
                 let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[16..<28])
                 let aadCount = MediaFrame.prepare(footer: UnsafeRawBufferPointer(start: footer, count: 6),
                                                   header: UnsafeRawBufferPointer(start: base, count: h), aad: aad, nonce: nonce)
-                do {
-                    try AES.GCM.open(UnsafeMutableRawBufferPointer(start: base + h, count: n - h),
+                do throws(RampartError) {
+                    try AES.GCM.open(UnsafeRawBufferPointer(start: base + h, count: n - h),
+                                     into: UnsafeMutableRawBufferPointer(start: out + h, count: n - h),
                                      tag: UnsafeRawBufferPointer(start: base + n, count: 16), using: c,
                                      nonce: UnsafeRawBufferPointer(nonce),
                                      authenticating: UnsafeRawBufferPointer(rebasing: aad[0..<aadCount]))
@@ -329,6 +356,7 @@ extension GroupCall {
                 } catch { return false }
             }
             guard ok else { throw .authenticationFailed }
+            if h > 0 && UnsafeRawPointer(out) != base { out.copyMemory(from: base, byteCount: h) }
 
             // Accepted: commit key changes and the replay window.
             if let newKey {
@@ -336,44 +364,70 @@ extension GroupCall {
                 cipher = c
                 if let i = pendingIndex { pendingKeys.removeFirst(i + 1) }
             }
-            accept(mfsn)
+            window.accept(mfsn)
             return n
         }
 
         /// What a refusal must leave unchanged (tests and fuzz targets compare it).
         @_spi(Testing) public var stateForTesting: String {
-            "\(mediaKey.epoch)/\(mediaKey.ratchetCounter)/\(hexDigest(mediaKey.pcmk)) pending \(pendingKeys.map { "\($0.epoch)/\($0.ratchetCounter)" }) newest \(String(describing: newestMFSN)) window \(window)"
+            "\(mediaKey.epoch)/\(mediaKey.ratchetCounter)/\(hexDigest(mediaKey.pcmk)) pending \(pendingKeys.map { "\($0.epoch)/\($0.ratchetCounter)" }) newest \(String(describing: newestMFSN)) window \(window.snapshot)"
         }
 
-        private func checkReplay(_ mfsn: UInt32) throws(ThreemaError) {
-            guard let hi = newestMFSN, mfsn <= hi else { return }
-            guard hi - mfsn < UInt32(Self.replayWindowSize) else { throw .groupCall(.frameTooOld(mfsn: mfsn)) }
-            let bit = Int(mfsn) % Self.replayWindowSize
-            guard window[bit >> 6] & (1 << UInt64(bit & 63)) == 0 else { throw .groupCall(.replayedFrame(mfsn: mfsn)) }
+    }
+
+    /// The MFSNs accepted from one sender: the newest one and a bitmap of the
+    /// ``MediaFrameDecryptor/replayWindowSize`` numbers up to it (bit `m mod size` for MFSN `m`),
+    /// stored inline (no heap allocation, cheap to copy).
+    struct ReplayWindow: Sendable {
+        /// The window size in MFSNs.
+        static let size = 1024
+        private(set) var newest: UInt32?
+        private var bits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                           UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+        private func isSet(_ m: UInt32) -> Bool {
+            let bit = Int(m) % Self.size
+            return withUnsafeBytes(of: bits) { $0.load(fromByteOffset: (bit >> 6) * 8, as: UInt64.self) } & (1 << UInt64(bit & 63)) != 0
         }
 
-        private mutating func accept(_ mfsn: UInt32) {
-            if let hi = newestMFSN {
+        private mutating func update(_ m: UInt32, set: Bool) {
+            let bit = Int(m) % Self.size
+            withUnsafeMutableBytes(of: &bits) { b in
+                let o = (bit >> 6) * 8
+                let w = b.load(fromByteOffset: o, as: UInt64.self)
+                let mask: UInt64 = 1 << UInt64(bit & 63)
+                b.storeBytes(of: set ? w | mask : w & ~mask, toByteOffset: o, as: UInt64.self)
+            }
+        }
+
+        /// Refuses a replayed MFSN or one older than the window.
+        func check(_ mfsn: UInt32) throws(ThreemaError) {
+            guard let hi = newest, mfsn <= hi else { return }
+            guard hi - mfsn < UInt32(Self.size) else { throw .groupCall(.frameTooOld(mfsn: mfsn)) }
+            guard !isSet(mfsn) else { throw .groupCall(.replayedFrame(mfsn: mfsn)) }
+        }
+
+        /// Records an accepted MFSN (after ``check(_:)`` passed and the frame authenticated).
+        mutating func accept(_ mfsn: UInt32) {
+            if let hi = newest {
                 if mfsn > hi {
                     let d = Int(mfsn - hi)
-                    if d >= Self.replayWindowSize {
-                        for i in window.indices { window[i] = 0 }
+                    if d >= Self.size {
+                        bits = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
                     } else {
-                        var m = Int(hi)
-                        for _ in 0..<d {
-                            m += 1
-                            let bit = m % Self.replayWindowSize
-                            window[bit >> 6] &= ~(1 << UInt64(bit & 63))
-                        }
+                        var m = hi
+                        for _ in 0..<d { m += 1; update(m, set: false) }
                     }
-                    newestMFSN = mfsn
+                    newest = mfsn
                 }
             } else {
-                newestMFSN = mfsn
+                newest = mfsn
             }
-            let bit = Int(mfsn) % Self.replayWindowSize
-            window[bit >> 6] |= 1 << UInt64(bit & 63)
+            update(mfsn, set: true)
         }
+
+        var snapshot: [UInt64] { withUnsafeBytes(of: bits) { Array($0.bindMemory(to: UInt64.self)) } }
     }
 
     /// A short fingerprint of a key for test state comparisons (BLAKE2b, not the key itself).
