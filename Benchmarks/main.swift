@@ -77,6 +77,7 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["mtproto-handshake"], mtprotoHandshakeRows),
     (["threema-message-seal", "threema-message-open", "threema-group-seal-100", "threema-blob-encrypt",
       "threema-safe-derive", "threema-id-backup-decode"], threemaRows),
+    (["threema-call-frame-seal", "threema-call-frame-open"], threemaCallRows),
 ]
 
 /// Whether `--filter` selects an operation (everything without a filter).
