@@ -7,7 +7,8 @@
 // Opening checks the MFSN against a replay window, so Rampart cannot open one frame twice: both
 // sides cycle over the same ring of 64 frames with consecutive MFSNs, and Rampart starts from a
 // fresh copy of its decryptor at the start of each cycle (its cost is in the Rampart figure).
-// OpenSSL's side does no replay or epoch check.
+// OpenSSL's side does no replay or epoch check. The open rows also show `rampart-gcm-only`:
+// Rampart's AES.GCM.open on the same prepared inputs, without the frame layer.
 
 import Rampart
 import RampartReference
@@ -80,6 +81,26 @@ func threemaCallRows() -> [Row] {
                 i += 1
                 consume(out.baseAddress!)
             }]
+            do {   // Rampart's AES.GCM.open alone on the same inputs: the layer's own cost is the difference.
+                let c = try! AES.Cipher(key: pcmfk)
+                var k = 0
+                cs.append(Contender(implementation: "rampart-gcm-only") {
+                    if k == ring { k = 0 }
+                    let w = wire(k).baseAddress!
+                    let n = wireSize - 22
+                    let a = aadNonce.baseAddress!
+                    a.copyMemory(from: w + n + 16, byteCount: 6)
+                    if header > 0 { (a + 6).copyMemory(from: w, byteCount: header) }
+                    (a + 16).copyMemory(from: w + n + 18, byteCount: 4)
+                    (a + 20).storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)
+                    try! AES.GCM.open(UnsafeRawBufferPointer(start: w + header, count: n - header),
+                                      into: UnsafeMutableRawBufferPointer(start: out.baseAddress! + header, count: n - header),
+                                      tag: UnsafeRawBufferPointer(start: w + n, count: 16), using: c,
+                                      nonce: UnsafeRawBufferPointer(start: a + 16, count: 12), authenticating: UnsafeRawBufferPointer(start: a, count: 6 + header))
+                    k += 1
+                    consume(out.baseAddress!)
+                })
+            }
             if let ctx = ossl?.context(mode: "gcm", key: pcmfk, encrypt: false) {
                 var j = 0
                 cs.append(Contender(implementation: "openssl") {

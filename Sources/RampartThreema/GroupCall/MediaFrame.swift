@@ -77,13 +77,44 @@ extension GroupCall {
 
         /// Writes footer (6) ‖ header into `aad` (at least 16 bytes) and the 12-byte nonce into
         /// `nonce`; returns the AAD length.
+        @inline(__always)
         static func prepare(footer: UnsafeRawBufferPointer, header: UnsafeRawBufferPointer,
                             aad: UnsafeMutableRawBufferPointer, nonce: UnsafeMutableRawBufferPointer) -> Int {
-            aad.baseAddress!.copyMemory(from: footer.baseAddress!, byteCount: 6)
-            if header.count > 0 { (aad.baseAddress! + 6).copyMemory(from: header.baseAddress!, byteCount: header.count) }
-            nonce.initializeMemory(as: UInt8.self, repeating: 0)
-            nonce.baseAddress!.copyMemory(from: footer.baseAddress! + 2, byteCount: 4)
+            // At most 16 bytes: byte stores, no library call.
+            let a = aad.baseAddress!, f = footer.baseAddress!
+            for i in 0..<6 { a.storeBytes(of: f.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
+            if let hb = header.baseAddress {
+                for i in 0..<header.count { a.storeBytes(of: hb.load(fromByteOffset: i, as: UInt8.self), toByteOffset: 6 + i, as: UInt8.self) }
+            }
+            nonce.baseAddress!.storeBytes(of: f.loadUnaligned(fromByteOffset: 2, as: UInt32.self), toByteOffset: 0, as: UInt32.self)
+            nonce.baseAddress!.storeBytes(of: UInt64(0), toByteOffset: 4, as: UInt64.self)
             return 6 + header.count
+        }
+
+        /// Checks and decrypts the wire frame at `wire` (frame length `n`, header `h`, then tag and
+        /// footer) into `out`, copying the header after the tag verified. False when it does not
+        /// verify (the payload bytes of `out` are zeroed then).
+        @inline(__always)
+        static func open(_ wire: UnsafeRawPointer, into out: UnsafeMutableRawPointer, frameByteCount n: Int,
+                         headerByteCount h: Int, using cipher: AES.Cipher) -> Bool {
+            let footer = wire + n + tagByteCount
+            var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            let ok = withUnsafeMutableBytes(of: &scratch) { s -> Bool in
+                let aad = UnsafeMutableRawBufferPointer(rebasing: s[0..<16])
+                let nonce = UnsafeMutableRawBufferPointer(rebasing: s[16..<28])
+                let aadCount = prepare(footer: UnsafeRawBufferPointer(start: footer, count: 6),
+                                       header: UnsafeRawBufferPointer(start: wire, count: h), aad: aad, nonce: nonce)
+                do throws(RampartError) {
+                    try AES.GCM.open(UnsafeRawBufferPointer(start: wire + h, count: n - h),
+                                     into: UnsafeMutableRawBufferPointer(start: out + h, count: n - h),
+                                     tag: UnsafeRawBufferPointer(start: wire + n, count: 16), using: cipher,
+                                     nonce: UnsafeRawBufferPointer(nonce),
+                                     authenticating: UnsafeRawBufferPointer(rebasing: aad[0..<aadCount]))
+                    return true
+                } catch { return false }
+            }
+            if ok && h > 0 && UnsafeRawPointer(out) != wire { out.copyMemory(from: wire, byteCount: h) }
+            return ok
         }
     }
 
@@ -316,7 +347,17 @@ extension GroupCall {
             let mfsn = UInt32(littleEndian: (footer + 2).loadUnaligned(as: UInt32.self))
             try window.check(mfsn)
 
-            // The key: the applied one, or the first pending key of the frame's epoch.
+            let h = MediaFrame.unencryptedHeaderByteCount(codec: codec, firstByte: base.load(as: UInt8.self), available: n)
+            // The common case: the applied key.
+            if epoch == mediaKey.epoch && counter == mediaKey.ratchetCounter {
+                guard MediaFrame.open(base, into: out, frameByteCount: n, headerByteCount: h, using: cipher) else {
+                    throw .authenticationFailed
+                }
+                window.accept(mfsn)
+                return n
+            }
+
+            // Otherwise: the applied key turned forward, or the first pending key of the frame's epoch.
             var pendingIndex: Int?
             let base0: MediaKey
             if epoch == mediaKey.epoch {
@@ -330,40 +371,15 @@ extension GroupCall {
             guard counter >= base0.ratchetCounter else {
                 throw .groupCall(.ratchetCounterInPast(current: base0.ratchetCounter, frame: counter))
             }
-            var newKey: MediaKey?
-            let c: AES.Cipher
-            if pendingIndex == nil && counter == base0.ratchetCounter {
-                c = cipher
-            } else {
-                let k = try base0.ratcheted(to: counter)
-                c = try GroupCall.cipher(k, keyHash)
-                newKey = k
+            let k = try base0.ratcheted(to: counter)
+            let c = try GroupCall.cipher(k, keyHash)
+            guard MediaFrame.open(base, into: out, frameByteCount: n, headerByteCount: h, using: c) else {
+                throw .authenticationFailed
             }
-
-            let h = MediaFrame.unencryptedHeaderByteCount(codec: codec, firstByte: base.load(as: UInt8.self), available: n)
-            let ok = withUnsafeTemporaryAllocation(byteCount: 32, alignment: 16) { scratch -> Bool in
-                let aad = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<16])
-                let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[16..<28])
-                let aadCount = MediaFrame.prepare(footer: UnsafeRawBufferPointer(start: footer, count: 6),
-                                                  header: UnsafeRawBufferPointer(start: base, count: h), aad: aad, nonce: nonce)
-                do throws(RampartError) {
-                    try AES.GCM.open(UnsafeRawBufferPointer(start: base + h, count: n - h),
-                                     into: UnsafeMutableRawBufferPointer(start: out + h, count: n - h),
-                                     tag: UnsafeRawBufferPointer(start: base + n, count: 16), using: c,
-                                     nonce: UnsafeRawBufferPointer(nonce),
-                                     authenticating: UnsafeRawBufferPointer(rebasing: aad[0..<aadCount]))
-                    return true
-                } catch { return false }
-            }
-            guard ok else { throw .authenticationFailed }
-            if h > 0 && UnsafeRawPointer(out) != base { out.copyMemory(from: base, byteCount: h) }
-
-            // Accepted: commit key changes and the replay window.
-            if let newKey {
-                mediaKey = newKey
-                cipher = c
-                if let i = pendingIndex { pendingKeys.removeFirst(i + 1) }
-            }
+            // Accepted: commit the key change and the replay window.
+            mediaKey = k
+            cipher = c
+            if let i = pendingIndex { pendingKeys.removeFirst(i + 1) }
             window.accept(mfsn)
             return n
         }
@@ -382,26 +398,23 @@ extension GroupCall {
         /// The window size in MFSNs.
         static let size = 1024
         private(set) var newest: UInt32?
-        private var bits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                           UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        private var bits = SIMD16<UInt64>()
 
+        @inline(__always)
         private func isSet(_ m: UInt32) -> Bool {
-            let bit = Int(m) % Self.size
-            return withUnsafeBytes(of: bits) { $0.load(fromByteOffset: (bit >> 6) * 8, as: UInt64.self) } & (1 << UInt64(bit & 63)) != 0
+            let bit = Int(m & UInt32(Self.size - 1))
+            return bits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
         }
 
+        @inline(__always)
         private mutating func update(_ m: UInt32, set: Bool) {
-            let bit = Int(m) % Self.size
-            withUnsafeMutableBytes(of: &bits) { b in
-                let o = (bit >> 6) * 8
-                let w = b.load(fromByteOffset: o, as: UInt64.self)
-                let mask: UInt64 = 1 << UInt64(bit & 63)
-                b.storeBytes(of: set ? w | mask : w & ~mask, toByteOffset: o, as: UInt64.self)
-            }
+            let bit = Int(m & UInt32(Self.size - 1))
+            let mask: UInt64 = 1 << UInt64(bit & 63)
+            if set { bits[bit >> 6] |= mask } else { bits[bit >> 6] &= ~mask }
         }
 
         /// Refuses a replayed MFSN or one older than the window.
+        @inline(__always)
         func check(_ mfsn: UInt32) throws(ThreemaError) {
             guard let hi = newest, mfsn <= hi else { return }
             guard hi - mfsn < UInt32(Self.size) else { throw .groupCall(.frameTooOld(mfsn: mfsn)) }
@@ -409,12 +422,15 @@ extension GroupCall {
         }
 
         /// Records an accepted MFSN (after ``check(_:)`` passed and the frame authenticated).
+        @inline(__always)
         mutating func accept(_ mfsn: UInt32) {
             if let hi = newest {
-                if mfsn > hi {
+                if mfsn == hi &+ 1 && mfsn != 0 {   // the common case: the next frame (its bit is stale, one word)
+                    newest = mfsn
+                } else if mfsn > hi {
                     let d = Int(mfsn - hi)
                     if d >= Self.size {
-                        bits = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                        bits = .zero
                     } else {
                         var m = hi
                         for _ in 0..<d { m += 1; update(m, set: false) }
@@ -427,7 +443,7 @@ extension GroupCall {
             update(mfsn, set: true)
         }
 
-        var snapshot: [UInt64] { withUnsafeBytes(of: bits) { Array($0.bindMemory(to: UInt64.self)) } }
+        var snapshot: [UInt64] { (0..<16).map { bits[$0] } }
     }
 
     /// A short fingerprint of a key for test state comparisons (BLAKE2b, not the key itself).
