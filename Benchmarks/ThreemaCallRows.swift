@@ -7,7 +7,8 @@
 // Opening checks the MFSN against a replay window, so Rampart cannot open one frame twice: both
 // sides cycle over the same ring of 64 frames with consecutive MFSNs, and Rampart starts from a
 // fresh copy of its decryptor at the start of each cycle (its cost is in the Rampart figure).
-// OpenSSL's side does no replay or epoch check. The open rows also show `rampart-gcm-only`:
+// OpenSSL's side does no replay or epoch check. Each contender's mutable state lives in a small
+// class with exclusivity checks off (the harness is single-threaded), the same for every contender. The open rows also show `rampart-gcm-only`:
 // Rampart's AES.GCM.open on the same prepared inputs, without the frame layer.
 
 import Rampart
@@ -33,14 +34,15 @@ func threemaCallRows() -> [Row] {
 
         // Seal.
         do {
-            var enc = try! GroupCall.MediaFrameEncryptor(keyHash: keys.keyHash, mediaKey: mediaKey)
+            let se = SealState(try! GroupCall.MediaFrameEncryptor(keyHash: keys.keyHash, mediaKey: mediaKey))
             var cs = [Contender(implementation: "rampart") {
-                _ = try! enc.seal(src, into: out, codec: codec)
+                _ = try! se.enc.seal(src, into: out, codec: codec)
                 consume(out.baseAddress! + size)
             }]
             if let ctx = ossl?.context(mode: "gcm", key: pcmfk, encrypt: true) {
-                var mfsn: UInt32 = 0
+                let so = SealState(se.enc)
                 cs.append(Contender(implementation: "openssl") {
+                    let mfsn = so.mfsn
                     let o = out.baseAddress!
                     if header > 0 { o.copyMemory(from: src.baseAddress!, byteCount: header) }
                     let footer = o + size + 16
@@ -54,7 +56,7 @@ func threemaCallRows() -> [Row] {
                     (a + 20).storeBytes(of: UInt64(0), toByteOffset: 0, as: UInt64.self)
                     _ = ctx.gcm(nonce: UnsafeRawBufferPointer(start: a + 16, count: 12), aad: UnsafeRawBufferPointer(start: a, count: 6 + header),
                                 UnsafeRawBufferPointer(rebasing: src[header...]), into: o + header, tag: o + size)
-                    mfsn &+= 1
+                    so.mfsn &+= 1
                     consume(o + size)
                 })
             }
@@ -73,20 +75,19 @@ func threemaCallRows() -> [Row] {
                 UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(wires)[(i * wireSize)..<((i + 1) * wireSize)])
             }
             let pristine = try! GroupCall.MediaFrameDecryptor(keyHash: keys.keyHash, mediaKey: mediaKey)
-            var dec = pristine
-            var i = 0
+            let st = OpenState(pristine)
             var cs = [Contender(implementation: "rampart") {
-                if i == ring { i = 0; dec = pristine }
-                _ = try! dec.open(wire(i), into: out, codec: codec)
-                i += 1
+                if st.i == ring { st.i = 0; st.dec = pristine }
+                _ = try! st.dec.open(wire(st.i), into: out, codec: codec)
+                st.i += 1
                 consume(out.baseAddress!)
             }]
             do {   // Rampart's AES.GCM.open alone on the same inputs: the layer's own cost is the difference.
                 let c = try! AES.Cipher(key: pcmfk)
-                var k = 0
+                let sk = OpenState(pristine)
                 cs.append(Contender(implementation: "rampart-gcm-only") {
-                    if k == ring { k = 0 }
-                    let w = wire(k).baseAddress!
+                    if sk.i == ring { sk.i = 0 }
+                    let w = wire(sk.i).baseAddress!
                     let n = wireSize - 22
                     let a = aadNonce.baseAddress!
                     a.copyMemory(from: w + n + 16, byteCount: 6)
@@ -97,15 +98,15 @@ func threemaCallRows() -> [Row] {
                                       into: UnsafeMutableRawBufferPointer(start: out.baseAddress! + header, count: n - header),
                                       tag: UnsafeRawBufferPointer(start: w + n, count: 16), using: c,
                                       nonce: UnsafeRawBufferPointer(start: a + 16, count: 12), authenticating: UnsafeRawBufferPointer(start: a, count: 6 + header))
-                    k += 1
+                    sk.i += 1
                     consume(out.baseAddress!)
                 })
             }
             if let ctx = ossl?.context(mode: "gcm", key: pcmfk, encrypt: false) {
-                var j = 0
+                let sj = OpenState(pristine)
                 cs.append(Contender(implementation: "openssl") {
-                    if j == ring { j = 0 }
-                    let w = wire(j).baseAddress!
+                    if sj.i == ring { sj.i = 0 }
+                    let w = wire(sj.i).baseAddress!
                     let n = wireSize - 22
                     let footer = w + n + 16
                     let a = aadNonce.baseAddress!
@@ -118,7 +119,7 @@ func threemaCallRows() -> [Row] {
                                      tag: UnsafeMutableRawPointer(mutating: w + n))
                     if !ok { fail("OpenSSL frame open failed") }
                     if header > 0 { out.baseAddress!.copyMemory(from: w, byteCount: header) }
-                    j += 1
+                    sj.i += 1
                     consume(out.baseAddress!)
                 })
             }
@@ -126,4 +127,21 @@ func threemaCallRows() -> [Row] {
         }
     }
     return rows
+}
+
+/// The mutable state of an open contender (the ring position, and Rampart's decryptor), the same
+/// holder for every contender. The benchmark runs on one thread, so the dynamic exclusivity checks
+/// of captured variables are switched off for all of them alike.
+private final class OpenState {
+    @exclusivity(unchecked) var dec: GroupCall.MediaFrameDecryptor
+    @exclusivity(unchecked) var i = 0
+    init(_ d: GroupCall.MediaFrameDecryptor) { dec = d }
+}
+
+/// The mutable state of a seal contender (Rampart's encryptor, or the MFSN of the OpenSSL
+/// composition), with exclusivity checks off as for ``OpenState``.
+private final class SealState {
+    @exclusivity(unchecked) var enc: GroupCall.MediaFrameEncryptor
+    @exclusivity(unchecked) var mfsn: UInt32 = 0
+    init(_ e: GroupCall.MediaFrameEncryptor) { enc = e }
 }

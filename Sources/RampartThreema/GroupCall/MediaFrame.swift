@@ -398,24 +398,32 @@ extension GroupCall {
         /// The window size in MFSNs.
         static let size = 1024
         private(set) var newest: UInt32?
-        private var bits = SIMD16<UInt64>()
+        private var bits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                           UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
+        // Word access through a pointer to the inline storage (a dynamically indexed SIMD vector
+        // would be spilled whole); `mutating` so no copy of the 128 bytes is made.
         @inline(__always)
-        private func isSet(_ m: UInt32) -> Bool {
+        private mutating func isSet(_ m: UInt32) -> Bool {
             let bit = Int(m & UInt32(Self.size - 1))
-            return bits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+            return withUnsafeMutableBytes(of: &bits) { $0.load(fromByteOffset: (bit >> 6) << 3, as: UInt64.self) } & (1 << UInt64(bit & 63)) != 0
         }
 
         @inline(__always)
         private mutating func update(_ m: UInt32, set: Bool) {
             let bit = Int(m & UInt32(Self.size - 1))
             let mask: UInt64 = 1 << UInt64(bit & 63)
-            if set { bits[bit >> 6] |= mask } else { bits[bit >> 6] &= ~mask }
+            withUnsafeMutableBytes(of: &bits) { b in
+                let o = (bit >> 6) << 3
+                let w = b.load(fromByteOffset: o, as: UInt64.self)
+                b.storeBytes(of: set ? w | mask : w & ~mask, toByteOffset: o, as: UInt64.self)
+            }
         }
 
         /// Refuses a replayed MFSN or one older than the window.
         @inline(__always)
-        func check(_ mfsn: UInt32) throws(ThreemaError) {
+        mutating func check(_ mfsn: UInt32) throws(ThreemaError) {   // reads only (mutating: no copy)
             guard let hi = newest, mfsn <= hi else { return }
             guard hi - mfsn < UInt32(Self.size) else { throw .groupCall(.frameTooOld(mfsn: mfsn)) }
             guard !isSet(mfsn) else { throw .groupCall(.replayedFrame(mfsn: mfsn)) }
@@ -430,7 +438,7 @@ extension GroupCall {
                 } else if mfsn > hi {
                     let d = Int(mfsn - hi)
                     if d >= Self.size {
-                        bits = .zero
+                        bits = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
                     } else {
                         var m = hi
                         for _ in 0..<d { m += 1; update(m, set: false) }
@@ -443,7 +451,7 @@ extension GroupCall {
             update(mfsn, set: true)
         }
 
-        var snapshot: [UInt64] { (0..<16).map { bits[$0] } }
+        var snapshot: [UInt64] { withUnsafeBytes(of: bits) { Array($0.bindMemory(to: UInt64.self)) } }
     }
 
     /// A short fingerprint of a key for test state comparisons (BLAKE2b, not the key itself).
