@@ -441,6 +441,9 @@ extension GroupCall {
     }
 }
 
+/// The protocol's name for ``GroupCall/Start``.
+public typealias GroupCallStart = GroupCall.Start
+
 // MARK: - Field helpers
 
 extension GroupCall {
