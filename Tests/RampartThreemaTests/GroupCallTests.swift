@@ -237,6 +237,17 @@ private func setup(seed: UInt64) throws -> (GroupCall.Keys, GroupCall.MediaKey, 
     #expect(gcError { _ = try dec.open(oldRatcheted, codec: .opus) } == .groupCall(.unknownEpoch(current: 1, frame: 0)))
     #expect(dec.stateForTesting == before)
     _ = mk
+    // Epochs wrap: 255 is followed by 0, and Auth's key list (applied, then pending) seeds a decryptor.
+    let k255 = GroupCall.MediaKey.random(epoch: 255, using: &rng), k0 = k255.nextEpoch(using: &rng)
+    #expect(k0.epoch == 0)
+    var encW = try GroupCall.MediaFrameEncryptor(keyHash: keys.keyHash, mediaKey: k255, firstMFSN: 1000)
+    var decW = try GroupCall.MediaFrameDecryptor(keyHash: keys.keyHash, mediaKeys: [k255, k0])
+    let f255 = try encW.seal([5], codec: .opus)
+    try encW.apply(k0)
+    let f0 = try encW.seal([6], codec: .opus)
+    #expect(try decW.open(f0, codec: .opus) == [6])
+    #expect(decW.mediaKey.epoch == 0 && decW.pendingKeys.isEmpty)
+    #expect(gcError { _ = try decW.open(f255, codec: .opus) } == .groupCall(.unknownEpoch(current: 0, frame: 255)))
     // Pending keys are bounded.
     for _ in 0..<GroupCall.MediaFrameDecryptor.maximumSuccessors { try dec.addPendingKey(GroupCall.MediaKey.random(epoch: 9, using: &rng)) }
     #expect(gcError { try dec.addPendingKey(GroupCall.MediaKey.random(epoch: 9, using: &rng)) } == .groupCall(.tooManyPendingKeys))

@@ -293,8 +293,8 @@ extension GroupCall {
             pendingKeys.append(key)
         }
 
-        /// Whether the remote participant's ratchet may have advanced: turn the applied key once
-        /// (optional; frames with a higher counter advance it anyway).
+        /// Turns the applied key once, when the caller knows the remote participant's ratchet
+        /// advanced (optional: the first frame with a higher counter advances it anyway).
         ///
         /// - Throws: ``GroupCallFault/ratchetExhausted``.
         public mutating func ratchet() throws(ThreemaError) {
