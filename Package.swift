@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "RampartThreemaTests",
             dependencies: ["RampartThreema", "RampartThreemaSafeServer", "RampartCodecs", "Rampart", "RampartVectors",
-                           "RampartTestSupport"],
+                           "RampartTestSupport", "RampartReference"],
             path: "Tests/RampartThreemaTests"
         ),
         .testTarget(

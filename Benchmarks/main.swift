@@ -79,6 +79,7 @@ let groups: [(operations: [String], build: () -> [Row])] = [
       "threema-safe-derive", "threema-id-backup-decode"], threemaRows),
     (["threema-ibex-encapsulate"], ibexRows),
     (["threema-csp-frame", "threema-csp-handshake"], threemaCSPRows),
+    (["threema-call-frame-seal", "threema-call-frame-open"], threemaCallRows),
 ]
 
 /// Whether `--filter` selects an operation (everything without a filter).

@@ -44,6 +44,8 @@ public enum ThreemaError: Error, Equatable, Hashable, Sendable {
     case ibex(IbexFault)
     /// A chat-server protocol step was refused (Docs/Threema.md, "Chat-server protocol").
     case csp(CSPFault)
+    /// A group-call operation was refused (Docs/Threema.md §10).
+    case groupCall(GroupCallFault)
 }
 
 /// Why a `3mid:` QR payload was refused.

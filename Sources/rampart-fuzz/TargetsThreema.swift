@@ -99,4 +99,94 @@ let threemaIDBackupTarget = FuzzTarget(
     }
 )
 
-let threemaTargets = [threemaEnvelopeTarget, threemaDecodersTarget, threemaIDBackupTarget, threemaCSPTarget]
+let threemaTargets = [threemaEnvelopeTarget, threemaDecodersTarget, threemaIDBackupTarget, threemaCSPTarget, threemaGroupCallTarget]
+
+// MARK: - Group calls
+
+private let fuzzCallKeys = try! GroupCall.Keys(gck: SymmetricKey(data: [UInt8](repeating: 0x33, count: 32)))
+private let fuzzMediaKey = try! GroupCall.MediaKey(epoch: 4, ratchetCounter: 1, pcmk: SymmetricKey(data: [UInt8](repeating: 0x44, count: 32)))
+private let fuzzNextMediaKey = try! GroupCall.MediaKey(epoch: 5, ratchetCounter: 0, pcmk: SymmetricKey(data: [UInt8](repeating: 0x55, count: 32)))
+private let fuzzPCKa = try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: [UInt8](repeating: 0x66, count: 32))
+private let fuzzPCKb = try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: [UInt8](repeating: 0x77, count: 32))
+private let fuzzCookieA = [UInt8](repeating: 0xa0, count: 16), fuzzCookieB = [UInt8](repeating: 0xb0, count: 16)
+
+let threemaGroupCallTarget = FuzzTarget(
+    name: "threema-group-call",
+    summary: "group calls, chosen by the first byte: media-frame open (opus/vp8) with an applied and a pending key: a refusal leaves the decryptor unchanged, an accepted frame is refused as a replay; the Hello (under GCHK), Auth, post-handshake and outer envelopes and GroupCallStart: value (re-encodes to an equal value) or typed error; a guest Auth in the channel: a refusal leaves the channel's counter at 1",
+    maxLength: 4096,
+    run: { data in
+        var input = FuzzInput(data)
+        let which = input.int(in: 0...5)
+        let codec: GroupCall.MediaCodec = input.bool() ? .vp8 : .opus
+        let body = input.rest()
+        switch which {
+        case 0:
+            var dec = try! GroupCall.MediaFrameDecryptor(keyHash: fuzzCallKeys.keyHash, mediaKeys: [fuzzMediaKey, fuzzNextMediaKey])
+            let before = dec.stateForTesting
+            guard let frame = try? dec.open(body, codec: codec) else {
+                FuzzCheck.require(dec.stateForTesting == before, "a refused frame changed the decryptor")
+                return
+            }
+            FuzzCheck.require(frame.count == max(body.count - 22, 0), "opened frame length")
+            if body.isEmpty { return }
+            let after = dec.stateForTesting
+            FuzzCheck.require((try? dec.open(body, codec: codec)) == nil, "replayed frame accepted")
+            FuzzCheck.require(dec.stateForTesting == after, "a refused replay changed the decryptor")
+        case 1:
+            if let h = try? fuzzCallKeys.openHello(body) {
+                FuzzCheck.require((try? GroupCall.HelloEnvelope(decoding: try h.encoded())) == h, "hello round trip")
+            }
+            if let h = try? GroupCall.HelloEnvelope(decoding: body) {
+                FuzzCheck.require((try? GroupCall.HelloEnvelope(decoding: try h.encoded())) == h, "hello round trip")
+            }
+        case 2:
+            if let a = try? GroupCall.AuthEnvelope(decoding: body) {
+                FuzzCheck.require((try? GroupCall.AuthEnvelope(decoding: try a.encoded())) == a, "auth round trip")
+            }
+        case 3:
+            if let e = try? GroupCall.Envelope(decoding: body) {
+                FuzzCheck.require((try? GroupCall.Envelope(decoding: e.encoded)) == e, "envelope round trip")
+            }
+            if let o = try? GroupCall.OuterEnvelope(decoding: body) {
+                FuzzCheck.require((try? GroupCall.OuterEnvelope(decoding: o.encoded)) == o, "outer envelope round trip")
+            }
+        case 4:
+            if let s = try? GroupCall.Start(decoding: body) {
+                FuzzCheck.require((try? GroupCall.Start(decoding: try s.encoded())) == s, "GroupCallStart round trip")
+            }
+        default:
+            var channel = try! GroupCall.ParticipantChannel(localKey: fuzzPCKb, localCookie: fuzzCookieB,
+                                                            remotePublicKey: fuzzPCKa.publicKey.rawRepresentation, remoteCookie: fuzzCookieA)
+            if (try? channel.openAuth(body, gcnhak: nil)) == nil {
+                FuzzCheck.require(channel.receiveSequenceNumber == 1, "a refused auth moved the channel")
+            } else {
+                FuzzCheck.require(channel.receiveSequenceNumber == 2, "an accepted auth did not move the channel")
+            }
+        }
+    },
+    seeds: {
+        var rng = SplitMix64(seed: 0x6a11)
+        var out: [[UInt8]] = []
+        var enc = try! GroupCall.MediaFrameEncryptor(keyHash: fuzzCallKeys.keyHash, mediaKey: fuzzMediaKey, firstMFSN: 40)
+        for (flag, n) in [(0, 20), (1, 30), (1, 2)] {
+            out.append([0, UInt8(flag)] + (try! enc.seal(rng.bytes(n), codec: flag == 1 ? .vp8 : .opus)))
+        }
+        try! enc.ratchet()
+        out.append([0, 0] + (try! enc.seal(rng.bytes(12), codec: .opus)))
+        try! enc.apply(fuzzNextMediaKey)
+        out.append([0, 1] + (try! enc.seal([0x50] + rng.bytes(15), codec: .vp8)))
+        let hello = GroupCall.HelloEnvelope(padding: [1, 2], content: .hello(.init(
+            identity: try! ThreemaID("000ALICE"), nickname: "A", pck: fuzzPCKa.publicKey.rawRepresentation, pcck: fuzzCookieA)))
+        out.append([1, 0] + (try! fuzzCallKeys.sealHello(hello, using: &rng)))
+        let auth = GroupCall.AuthEnvelope(content: .guestAuth(.init(pck: fuzzPCKb.publicKey.rawRepresentation, pcck: fuzzCookieB,
+                                                                    mediaKeys: [fuzzMediaKey, fuzzNextMediaKey])))
+        out.append([2, 0] + (try! auth.encoded()))
+        out.append([3, 0] + GroupCall.Envelope(content: .rekey(fuzzNextMediaKey)).encoded)
+        out.append([3, 0] + GroupCall.OuterEnvelope(sender: 1, receiver: 2, encryptedData: [9, 9]).encoded)
+        out.append([4, 0] + (try! GroupCall.Start(gck: fuzzCallKeys.stateKey, sfuBaseURL: "https://sfu.example").encoded()))
+        var sender = try! GroupCall.ParticipantChannel(localKey: fuzzPCKa, localCookie: fuzzCookieA,
+                                                       remotePublicKey: fuzzPCKb.publicKey.rawRepresentation, remoteCookie: fuzzCookieB)
+        out.append([5, 0] + (try! sender.sealAuth(auth, gcnhak: nil, using: &rng)))
+        return out
+    }
+)

@@ -7,6 +7,7 @@
 //   rampart threema hash email|phone VALUE
 //   rampart threema 3mid --id ID --public-key HEX [--expiry S] | rampart threema 3mid --parse PAYLOAD
 //   rampart threema safe derive --id ID [--password-file F]
+//   rampart threema call-id …, rampart threema call frame-seal|frame-open … (ThreemaCallCommands.swift)
 //
 // Data flows raw from stdin to stdout; keys are hex flags; passwords come from stdin or a file,
 // never from argv. Exit status: 0 success, 1 authentication or check failure (nothing on stdout),
@@ -34,6 +35,9 @@ commands:
   id-backup encode|decode  Threema ID backup text (password from stdin or --password-file)
   safe-server              a Threema Safe backup server on 127.0.0.1 (the whitepaper's API)
   ibex demo                two parties run an Ibex forward-secrecy session, printing every state change
+  call-id                  group call ID (hex) from creator, group ID, protocol version, GCK and SFU URL
+  call frame-seal|frame-open
+                           group-call media frame (AES-256-GCM under PCMFK; opus or vp8)
 
 Run `rampart threema <command> --help` for a command's options.
 """
@@ -83,6 +87,8 @@ func threemaCommand(_ args: [String]) {
     case "hash": threemaHashCommand(rest)
     case "3mid": threemaQRCommand(rest)
     case "safe": threemaSafeCommand(rest)
+    case "call-id": threemaCallIDCommand(rest)
+    case "call": threemaCallCommand(rest)
     default:
         if !threemaExtraCommand(sub, rest) { usageError("threema: unknown command '\(sub)' (see rampart threema --help)") }
     }
