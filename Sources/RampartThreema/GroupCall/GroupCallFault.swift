@@ -34,6 +34,14 @@ public enum GroupCallFault: Error, Equatable, Hashable, Sendable {
     /// An `Auth`/`GuestAuth` whose repeated PCK or PCCK is not this side's (a replay or a
     /// message meant for another participant).
     case authMismatch
+    /// A `Hello` from a Threema ID that is not a member of the call's group (group-scoped calls
+    /// admit members only).
+    case notAGroupMember
+    /// A handshake message in a handshake state that does not expect one (for example a second
+    /// `Hello`, or anything after the handshake is done).
+    case unexpectedHandshakeMessage
+    /// An `Auth` without media keys (the protocol promises at least the applied one).
+    case missingMediaKeys
     /// The sequence number of a participant box would pass 2^64 − 1.
     case sequenceNumberExhausted
     /// The media frame sequence number would pass 2^32 − 1 under this sender.
