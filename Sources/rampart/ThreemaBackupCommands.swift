@@ -44,6 +44,8 @@ func threemaExtraCommand(_ name: String, _ args: [String]) -> Bool {
     case "id-backup": threemaIDBackupCommand(args)
     case "safe-server": threemaSafeServerCommand(args)
     case "ibex": threemaIbexCommand(args)
+    case "serve": threemaServeCommand(args)
+    case "client-test": threemaClientTestCommand(args)
     default: return false
     }
     return true

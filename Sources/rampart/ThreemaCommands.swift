@@ -34,6 +34,8 @@ commands:
   id-backup encode|decode  Threema ID backup text (password from stdin or --password-file)
   safe-server              a Threema Safe backup server on 127.0.0.1 (the whitepaper's API)
   ibex demo                two parties run an Ibex forward-secrecy session, printing every state change
+  serve                    a chat server (CSP) on 127.0.0.1: logins, message routing, offline queues
+  client-test              pairs of clients through a running `serve`: e2e and Ibex messages, offline queues
 
 Run `rampart threema <command> --help` for a command's options.
 """
