@@ -15,6 +15,7 @@ import RampartThreemaChatServer
 let threemaClientTestUsage = """
 usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--messages N] [--marker S]
                                    [--timeout S]
+       rampart threema client-test --port P --server-key HEX --probe oversize|slow-reader
 
   Runs N pairs (default 1) of clients concurrently (a thread per pair) against
   `rampart threema serve --register-on-login` on 127.0.0.1:P, pinning --server-key (64 hex digits).
@@ -25,6 +26,10 @@ usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--mess
   server and by the receiver. Each plaintext is `MARKER-m<pair>-<direction>-<n>` (--marker, default
   random); one echo request per pair carries `MARKER-echo` (a control for trace checks).
   Prints one summary line; exit status 1 unless every plaintext arrived exactly once and in order.
+
+  --probe registers and logs in a fresh identity, then misbehaves: `oversize` sends a frame length
+  prefix of 65535 (over the 8192-byte limit); `slow-reader` sends 8000-byte echo requests and never
+  reads the answers. Exit status 0 when the server closed the connection (within --timeout).
 """
 
 /// One pair's outcome.
@@ -289,7 +294,7 @@ private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreem
 
 func threemaClientTestCommand(_ args: [String]) {
     let c = "threema client-test"
-    let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout"], command: c)
+    let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout", "probe"], command: c)
     if o.help { print(threemaClientTestUsage); exit(0) }
     if !o.positional.isEmpty { usageError("\(c): unexpected argument \(o.positional[0])") }
     guard let port = o.int("port", c), (1...65_535).contains(port) else { usageError("\(c): --port must be 1...65535") }
@@ -308,6 +313,10 @@ func threemaClientTestCommand(_ args: [String]) {
     }
     let timeoutMs = Int64(o.int("timeout", c) ?? 60) * 1000
     signal(SIGPIPE, SIG_IGN)
+    if let probe = o.values["probe"] {
+        guard probe == "oversize" || probe == "slow-reader" else { usageError("\(c): --probe is oversize or slow-reader") }
+        runProbe(probe, port: UInt16(port), serverKey: serverKey, timeoutMs: timeoutMs)
+    }
     let start = monotonicMilliseconds()
     let outcomes = Outcomes(pairs)
     var threads: [ThreadHandle] = []
@@ -331,4 +340,44 @@ func threemaClientTestCommand(_ args: [String]) {
 
 private func randomBytes(_ n: Int, using rng: inout SystemRandomNumberGenerator) -> [UInt8] {
     (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+}
+
+/// A client that logs in and then misbehaves; exits 0 once the server closed the connection.
+private func runProbe(_ probe: String, port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, timeoutMs: Int64) -> Never {
+    var rng = SystemRandomNumberGenerator()
+    let me = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
+    var other = try! Party(name: "unused", identity: me, peer: me.contact)
+    do {
+        var p = try Party(name: "probe \(me.id)", identity: me, peer: me.contact)
+        try p.connect(port: port, serverKey: serverKey, register: true)
+        try pump(&p, &other, timeoutMs: timeoutMs, "login") { p, _ in p.queueComplete }
+        var sent = 0
+        if probe == "oversize" {
+            try Socket.writeAll(p.fd, [0xFF, 0xFF])
+            sent = 2
+        } else {
+            // Echo requests whose answers are never read, until the server stops taking them.
+            let request = [UInt8](repeating: 0x2E, count: 8000)
+            while sent < 64 << 20 {
+                do { try p.send(.echoRequest(request)) } catch { break }
+                sent += 8000
+            }
+        }
+        // The server must close the connection: read (and discard) until end of stream or an error.
+        let deadline = monotonicMilliseconds() + timeoutMs
+        while monotonicMilliseconds() < deadline {
+            do {
+                if try Socket.readSome(p.fd, timeoutMs: 1000).isEmpty { break }
+            } catch let e as SocketError where e.code == ETIMEDOUT {
+                continue
+            } catch {
+                break
+            }
+        }
+        guard monotonicMilliseconds() < deadline else { checkFailure("probe \(probe): the server kept the connection open") }
+        print("probe \(probe): \(me.id) sent \(sent) bytes; the server closed the connection")
+        exit(0)
+    } catch {
+        checkFailure("probe \(probe): \(error)")
+    }
 }
