@@ -12,7 +12,7 @@
 #           plaintext delivered exactly once and in order (plain e2e, Ibex 2DH/4DH, offline queue);
 #           the trace holds every payload the server handled (the echo control marker is in it, as
 #           hex) but never a message plaintext marker
-#   abuse   (--max-connections 24 --handshake-timeout 2): while two legit pairs talk: garbage bytes
+#   abuse   (--max-connections 24 --handshake-timeout 2): while two legit pairs talk (6 s): garbage bytes
 #           (closed with a protocol violation), an oversize frame length prefix after a real login
 #           (frameTooLarge), a half-open handshake (closed by the handshake timeout), a slow reader
 #           (dropped over its output budget), 40 connections over the cap (shed); each is logged, the
@@ -116,7 +116,7 @@ fi
 # ---- abuse ----
 start abuse --register-on-login --max-connections 24 --handshake-timeout 2 --queue-limit 1000 --queue-bytes 1048576
 abuse_pid=$spid
-"$bin" threema client-test --port "$port" --server-key "$key" --pairs 2 --messages 300 >"$work/legit.out" 2>&1 &
+"$bin" threema client-test --port "$port" --server-key "$key" --pairs 2 --messages 20 --duration 6 >"$work/legit.out" 2>&1 &
 legit=$!
 python3 - "$port" <<'PY'
 import os, socket, sys
@@ -174,6 +174,8 @@ for c in conns:
     c.close()
 PY
 logged abuse "shed: connection limit of 24 reached" "connections over the cap shed"
+kill -0 "$legit" 2>/dev/null && ok "the legit pairs were still talking when the probes ended" \
+    || fail "the legit pairs finished before the probes ended (raise --duration)"
 if wait "$legit"; then ok "legit pairs during the abuse: $(cat "$work/legit.out")"; else fail "legit pairs during the abuse: $(cat "$work/legit.out")"; fi
 if out=$("$bin" threema client-test --port "$port" --server-key "$key" --pairs 1); then
     ok "still serving after the abuse: $out"

@@ -14,7 +14,7 @@ import RampartThreemaChatServer
 
 let threemaClientTestUsage = """
 usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--messages N] [--marker S]
-                                   [--timeout S]
+                                   [--timeout S] [--duration S]
        rampart threema client-test --port P --server-key HEX --probe oversize|slow-reader
 
   Runs N pairs (default 1) of clients concurrently (a thread per pair) against
@@ -22,7 +22,8 @@ usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--mess
   Per pair: two fresh identities register and log in; N messages (default 5) each way as plain
   end-to-end messages (metadata box); an Ibex session (Init and a 2DH message, Accept, then N 4DH
   messages each way); the receiver disconnects, N messages are queued for it, it reconnects and
-  receives them before queue-send-complete; N more each way. Every message is acknowledged by the
+  receives them before queue-send-complete; N more each way, repeated until --duration seconds
+  have passed since the start (default 0: once). Every message is acknowledged by the
   server and by the receiver. Each plaintext is `MARKER-m<pair>-<direction>-<n>` (--marker, default
   random); one echo request per pair carries `MARKER-echo` (a control for trace checks).
   Prints one summary line; exit status 1 unless every plaintext arrived exactly once and in order.
@@ -228,7 +229,7 @@ private func randomID(_ rng: inout SystemRandomNumberGenerator) -> ThreemaID {
 
 /// One pair's whole conversation; returns the delivered and expected counts.
 private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, messages m: Int,
-                     marker: String, timeoutMs: Int64) -> PairOutcome {
+                     marker: String, timeoutMs: Int64, until endAt: Int64) -> PairOutcome {
     var outcome = PairOutcome()
     var rng = SystemRandomNumberGenerator()
     var sentAB: [String] = [], sentBA: [String] = []
@@ -279,6 +280,7 @@ private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreem
         }
         // Keep talking.
         try talk(m, ibexOn: true, "messages after the reconnection")
+        while monotonicMilliseconds() < endAt { try talk(m, ibexOn: true, "more messages") }
         outcome.expected = sentAB.count + sentBA.count
         outcome.delivered = zip(b.delivered, sentAB).filter { $0 == $1 }.count + zip(a.delivered, sentBA).filter { $0 == $1 }.count
         if b.delivered != sentAB || a.delivered != sentBA {
@@ -294,7 +296,7 @@ private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreem
 
 func threemaClientTestCommand(_ args: [String]) {
     let c = "threema client-test"
-    let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout", "probe"], command: c)
+    let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout", "probe", "duration"], command: c)
     if o.help { print(threemaClientTestUsage); exit(0) }
     if !o.positional.isEmpty { usageError("\(c): unexpected argument \(o.positional[0])") }
     guard let port = o.int("port", c), (1...65_535).contains(port) else { usageError("\(c): --port must be 1...65535") }
@@ -318,12 +320,13 @@ func threemaClientTestCommand(_ args: [String]) {
         runProbe(probe, port: UInt16(port), serverKey: serverKey, timeoutMs: timeoutMs)
     }
     let start = monotonicMilliseconds()
+    let endAt = start + Int64(o.int("duration", c) ?? 0) * 1000
     let outcomes = Outcomes(pairs)
     var threads: [ThreadHandle] = []
     for i in 0..<pairs {
         guard let t = startThread({
             outcomes.items[i] = runPair(i, port: UInt16(port), serverKey: serverKey, messages: messages, marker: marker,
-                                        timeoutMs: timeoutMs)
+                                        timeoutMs: timeoutMs, until: endAt)
         }) else { checkFailure("\(c): cannot start a thread") }
         threads.append(t)
     }
