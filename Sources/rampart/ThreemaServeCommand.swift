@@ -61,15 +61,33 @@ private func listeningPort(_ fd: Int32) -> UInt16? {
     return r == 0 ? UInt16(bigEndian: addr.sin_port) : nil
 }
 
-/// Reads the key file, or creates it (O_EXCL, mode 0600) with a fresh key.
+/// 64 hex digits (bytes, no String copy) as 32 bytes, or nil.
+private func decodeHexKey(_ text: [UInt8]) -> [UInt8]? {
+    guard text.count == 64 else { return nil }
+    func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x61...0x66: return c - 0x61 + 10
+        case 0x41...0x46: return c - 0x41 + 10
+        default: return nil
+        }
+    }
+    var out = [UInt8](repeating: 0, count: 32)
+    for i in 0..<32 {
+        guard let hi = nibble(text[2 * i]), let lo = nibble(text[2 * i + 1]) else { out.secureWipe(); return nil }
+        out[i] = hi << 4 | lo
+    }
+    return out
+}
+
+/// Reads the key file, or creates it (O_EXCL, mode 0600) with a fresh key. The file's bytes and the
+/// raw key are wiped after use (no String copy is made).
 private func loadOrCreateKey(_ path: String, _ c: String) -> Curve25519.KeyAgreement.PrivateKey {
     if access(path, F_OK) == 0 {
         var text = readFile(path, limit: 4096, c)
         defer { text.secureWipe() }
         while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 { text.removeLast() }
-        guard text.count == 64, var raw = try? Hex.decode(String(decoding: text, as: UTF8.self)) else {
-            usageError("\(c): --key \(path) must hold 64 hex digits")
-        }
+        guard var raw = decodeHexKey(text) else { usageError("\(c): --key \(path) must hold 64 hex digits") }
         defer { raw.secureWipe() }
         guard let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw) else { usageError("\(c): bad key in \(path)") }
         return key
@@ -78,10 +96,17 @@ private func loadOrCreateKey(_ path: String, _ c: String) -> Curve25519.KeyAgree
     let key = Curve25519.KeyAgreement.PrivateKey(using: &rng)
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
     guard fd >= 0 else { usageError("\(c): cannot create --key \(path)") }
-    var line = Array((Hex.encode(key.rawRepresentation) + "\n").utf8)
+    var raw = key.rawRepresentation
+    defer { raw.secureWipe() }
+    let digits = Array("0123456789abcdef".utf8)
+    var line = [UInt8](repeating: 0x0A, count: 65)
     defer { line.secureWipe() }
+    for i in 0..<32 {
+        line[2 * i] = digits[Int(raw[i] >> 4)]
+        line[2 * i + 1] = digits[Int(raw[i] & 0x0F)]
+    }
     let n = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    guard n == line.count, fsync(fd) == 0 else { close(fd); usageError("\(c): cannot write --key \(path)") }
+    guard n == line.count, fsync(fd) == 0 else { close(fd); unlink(path); usageError("\(c): cannot write --key \(path)") }
     close(fd)
     chatLog("created a new server key in \(path)")
     return key
