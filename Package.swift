@@ -142,8 +142,8 @@ let package = Package(
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreemaSafeServer", "RampartCodecs",
-                           "RampartTestSupportC", "RampartTestSupport", "RampartThreema"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreemaSafeServer", "RampartThreemaChatServer",
+                           "RampartCodecs", "RampartTestSupportC", "RampartTestSupport", "RampartThreema"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(

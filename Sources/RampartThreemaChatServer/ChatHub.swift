@@ -119,12 +119,16 @@ public struct ChatHub {
     public private(set) var messagesRouted = 0
     public private(set) var messagesRefused = 0
     public private(set) var violations = 0
-    private var rng = SystemRandomNumberGenerator()
+    /// The source of the connections' temporary keys and cookies.
+    private var rng: any RandomNumberGenerator
 
-    /// A hub with known identities.
-    public init(configuration: Configuration, identities: [ThreemaID: Curve25519.KeyAgreement.PublicKey] = [:]) {
+    /// A hub with known identities; `random` makes the connections' temporary keys and cookies (the
+    /// system generator unless a test or fuzz target needs a repeatable one).
+    public init(configuration: Configuration, identities: [ThreemaID: Curve25519.KeyAgreement.PublicKey] = [:],
+                random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.configuration = configuration
         self.identities = identities
+        rng = random
     }
 
     /// The server's public key (clients pin it).
