@@ -7,6 +7,8 @@
 //   rampart threema hash email|phone VALUE
 //   rampart threema 3mid --id ID --public-key HEX [--expiry S] | rampart threema 3mid --parse PAYLOAD
 //   rampart threema safe derive --id ID [--password-file F]
+//   rampart threema serve --port P [--key FILE] [--identities FILE] [--register-on-login] [--trace FILE] ...
+//   rampart threema client-test --port P --server-key HEX [--pairs N] [--messages N] [--duration S]
 //
 // Data flows raw from stdin to stdout; keys are hex flags; passwords come from stdin or a file,
 // never from argv. Exit status: 0 success, 1 authentication or check failure (nothing on stdout),

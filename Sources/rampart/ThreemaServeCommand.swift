@@ -39,6 +39,11 @@ usage: rampart threema serve --port P [--key FILE] [--identities FILE] [--regist
                           (`in|out CONNECTION ID TYPE DATA`)
 """
 
+/// `rampart threema serve` and `rampart threema client-test` (ThreemaChatClientCommand.swift).
+func threemaChatCommand(_ name: String, _ args: [String]) {
+    if name == "serve" { threemaServeCommand(args) } else { threemaClientTestCommand(args) }
+}
+
 nonisolated(unsafe) var chatServerStopRequested: Int32 = 0
 
 private func chatLog(_ s: String) {
