@@ -1,5 +1,6 @@
 // Loopback TCP for the MTProto, Threema Safe and Threema chat servers and their clients: the only
-// socket code in the project (the protocol modules are sans-I/O). IPv4 127.0.0.1 only, non-blocking sockets and one poll() loop.
+// socket code in the project (the protocol modules are sans-I/O). IPv4 127.0.0.1 only, non-blocking
+// sockets and one poll() loop.
 
 #if canImport(Glibc)
 import Glibc
