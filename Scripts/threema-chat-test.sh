@@ -18,7 +18,9 @@
 #           (dropped over its output budget), 40 connections over the cap (shed); each is logged, the
 #           legit pairs succeed, and a new pair is still served afterwards; SIGTERM stops the server
 #           with a summary line
-#   usage   bad options exit 2
+#   closed  (--identities FILE, no --register-on-login): the file is loaded; the driver's fresh
+#           identities are not registered and it exits 1
+#   usage   bad options (and a malformed identities file) exit 2
 #
 # Exits nonzero on any mismatch; the servers are always stopped. About half a minute.
 set -euo pipefail
@@ -184,17 +186,33 @@ else
 fi
 stop "$abuse_pid" abuse
 
+# ---- without --register-on-login: known identities only ----
+pub=$("$bin" x25519 --scalar 0707070707070707070707070707070707070707070707070707070707070707)
+printf '# test identities\nALICE001 %s\nBOB00001 %s  # a comment\n' "$pub" "$pub" >"$work/ids"
+start closed --identities "$work/ids"
+logged closed "2 known identities, register-on-login off" "--identities FILE loaded"
+if "$bin" threema client-test --port "$port" --server-key "$key" --pairs 1 --timeout 5 >/dev/null 2>&1; then
+    fail "unknown identities logged in without --register-on-login"
+else
+    ok "unknown identities are refused without --register-on-login"
+fi
+stop "$spid" closed
+# (The preamble reads as a client-hello there, so the client's handshake fails first.)
+logged closed "stopped; .* 2 identities" "no identity was registered"
+
 # ---- usage ----
 set +e
 "$bin" threema serve --port 0 --queue-limit 0 >/dev/null 2>&1; rc1=$?
 "$bin" threema serve --bogus 1 >/dev/null 2>&1; rc2=$?
 "$bin" threema client-test --port 1 --server-key abcd >/dev/null 2>&1; rc3=$?
+printf 'ALICE001 nothex\n' >"$work/bad-ids"
+"$bin" threema serve --port 0 --identities "$work/bad-ids" >/dev/null 2>&1; rc4=$?
 set -e
-[ "$rc1$rc2$rc3" = 222 ] && ok "bad options exit 2" || fail "bad options: exit statuses $rc1 $rc2 $rc3, expected 2 2 2"
+[ "$rc1$rc2$rc3$rc4" = 2222 ] && ok "bad options exit 2" || fail "bad options: exit statuses $rc1 $rc2 $rc3 $rc4, expected 2 2 2 2"
 
 if [ "$failures" -ne 0 ]; then
     echo "threema-chat-test: $failures failure(s)"
-    for n in main abuse; do echo "--- $n.log (tail)"; tail -20 "$work/$n.log" 2>/dev/null || true; done
+    for n in main abuse closed; do echo "--- $n.log (tail)"; tail -20 "$work/$n.log" 2>/dev/null || true; done
     exit 1
 fi
 echo "threema-chat-test: all checks passed"

@@ -247,6 +247,29 @@ private func contains(_ data: [UInt8], _ needle: [UInt8]) -> Bool {
         #expect(h.hub.identities[carol.id] == nil)
     }
 
+    @Test func oneByteChunksWithPreamble() throws {
+        var h = Harness(register: true)
+        let fd = 50
+        let (client, hello) = try CSP.Client.start(configuration: .init(identity: alice, permittedServerKeys: [h.serverKey.publicKey]),
+                                                   using: &h.rng)
+        h.peers[fd] = Peer(fd: fd, identity: alice, client: client)
+        h.hub.open(fd, now: 0)
+        for byte in ChatHub.registrationMagic + alice.id.bytes + alice.publicKey.rawRepresentation + hello {
+            h.deliver([byte], from: fd)
+            #expect(h.hub.bufferedByteCount(of: fd) <= ChatHub.registrationLength + CSP.clientHelloLength)
+        }
+        #expect(h.peers[fd]?.closed == nil)
+        #expect(h.peers[fd]?.received == [.queueSendComplete])
+        #expect(h.hub.identity(of: fd) == alice.id)
+        // A preamble that goes wrong after a matching prefix closes the connection.
+        h.hub.open(51, now: 0)
+        h.peers[51] = Peer(fd: 51, identity: bob, client: client)
+        h.deliver(Array(ChatHub.registrationMagic.prefix(5)), from: 51)
+        #expect(h.peers[51]?.closed == nil)
+        h.deliver(Array("X".utf8), from: 51)
+        #expect(h.peers[51]?.closed == "malformed registration preamble")
+    }
+
     @Test func secondLoginReplacesTheFirst() throws {
         var h = Harness(known: [alice, bob])
         let a1 = try h.connect(alice)
