@@ -86,11 +86,10 @@ public struct ChatHub {
         public init() {}
     }
 
-    /// A queued message for one receiver.
+    /// A queued message for one receiver (sent or not: it stays until acknowledged, and every login
+    /// gets the whole queue).
     struct Queued {
         var message: CSP.Message
-        /// Whether it was sent on the receiver's current connection (then it is not re-sent there).
-        var sentOn: Int?
     }
 
     struct Connection {
@@ -156,14 +155,8 @@ public struct ChatHub {
     /// The connection is gone (closed by either side): forgotten; its identity goes offline.
     public mutating func close(_ connection: Int) {
         guard let c = connections.removeValue(forKey: connection) else { return }
-        if let id = c.identity, online[id] == connection {
-            online[id] = nil
-            // Messages sent on it and not acknowledged go out again on the next login.
-            if var q = queues[id] {
-                for i in q.indices where q[i].sentOn == connection { q[i].sentOn = nil }
-                queues[id] = q
-            }
-        }
+        // Messages sent on it and not acknowledged go out again on the next login.
+        if let id = c.identity, online[id] == connection { online[id] = nil }
     }
 
     /// Connections whose handshake did not complete in time: closed, with a log line each.
@@ -272,13 +265,7 @@ public struct ChatHub {
         out.log.append("connection \(connection): \(id) logged in")
         // The queue: every message not yet acknowledged, in order, then queue-send-complete.
         var payloads: [CSP.Payload] = []
-        if var q = queues[id] {
-            for i in q.indices {
-                payloads.append(.incomingMessage(q[i].message))
-                q[i].sentOn = connection
-            }
-            queues[id] = q
-        }
+        for q in queues[id] ?? [] { payloads.append(.incomingMessage(q.message)) }
         payloads.append(.queueSendComplete)
         sendPayloads(payloads, to: connection, &out)
     }
@@ -323,12 +310,12 @@ public struct ChatHub {
         } else if let target = online[to] {
             if !flags.contains(.noServerQueuing) {
                 refusal = admit(n, for: to)
-                if refusal == nil { enqueue(m, for: to, sentOn: target) }
+                if refusal == nil { enqueue(m, for: to) }
             }
             if refusal == nil { sendPayload(.incomingMessage(m), to: target, &out) }
         } else if !flags.contains(.noServerQueuing) {
             refusal = admit(n, for: to)
-            if refusal == nil { enqueue(m, for: to, sentOn: nil) }
+            if refusal == nil { enqueue(m, for: to) }
         }
         if let refusal {
             messagesRefused += 1
@@ -350,8 +337,8 @@ public struct ChatHub {
         return nil
     }
 
-    private mutating func enqueue(_ m: CSP.Message, for id: ThreemaID, sentOn: Int?) {
-        queues[id, default: []].append(Queued(message: m, sentOn: sentOn))
+    private mutating func enqueue(_ m: CSP.Message, for id: ThreemaID) {
+        queues[id, default: []].append(Queued(message: m))
         queueBytes[id, default: 0] += m.bytes.count
         totalQueuedBytes += m.bytes.count
     }
@@ -381,13 +368,7 @@ public struct ChatHub {
         guard var c = connections[connection], !c.closing else { return }
         if let closeError { sendPayload(.closeError(canReconnect: false, message: closeError), to: connection, &out) }
         c.closing = true
-        if let id = c.identity, online[id] == connection {
-            online[id] = nil
-            if var q = queues[id] {
-                for i in q.indices where q[i].sentOn == connection { q[i].sentOn = nil }
-                queues[id] = q
-            }
-        }
+        if let id = c.identity, online[id] == connection { online[id] = nil }
         connections[connection] = c
         if violation { violations += 1 }
         out.log.append("connection \(connection): closing (\(reason))")
