@@ -40,10 +40,19 @@ private struct PairOutcome {
     var failure: String?
 }
 
-/// Results written by the pair threads (each its own index) and read after they are joined.
+/// Results written by the pair threads (each its own slot, through a fixed buffer: no shared array
+/// is mutated) and read after they are joined.
 private final class Outcomes: @unchecked Sendable {
-    var items: [PairOutcome]
-    init(_ n: Int) { items = Array(repeating: PairOutcome(), count: n) }
+    let slots: UnsafeMutableBufferPointer<PairOutcome>
+    init(_ n: Int) {
+        slots = .allocate(capacity: n)
+        slots.initialize(repeating: PairOutcome())
+    }
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+    var items: [PairOutcome] { Array(slots) }
 }
 
 private final class ThreadBody {
@@ -325,7 +334,7 @@ func threemaClientTestCommand(_ args: [String]) {
     var threads: [ThreadHandle] = []
     for i in 0..<pairs {
         guard let t = startThread({
-            outcomes.items[i] = runPair(i, port: UInt16(port), serverKey: serverKey, messages: messages, marker: marker,
+            outcomes.slots[i] = runPair(i, port: UInt16(port), serverKey: serverKey, messages: messages, marker: marker,
                                         timeoutMs: timeoutMs, until: endAt)
         }) else { checkFailure("\(c): cannot start a thread") }
         threads.append(t)
