@@ -111,6 +111,9 @@ let package = Package(
         // The Threema Safe server's logic (HTTP/1.1 parser, Safe API, backup stores; sans-I/O except
         // the directory store; `rampart threema safe-server` owns its sockets): not part of any library product.
         .target(name: "RampartThreemaSafeServer", dependencies: ["Rampart", "RampartCodecs"], path: "Sources/RampartThreemaSafeServer"),
+        // The loopback chat server's logic (identities, CSP connections, routing, offline queues; sans-I/O;
+        // `rampart threema serve` owns its sockets): not part of any library product.
+        .target(name: "RampartThreemaChatServer", dependencies: ["Rampart", "RampartThreema"], path: "Sources/RampartThreemaChatServer"),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.
@@ -118,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "rampart",
             dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreema", "RampartThreemaSafeServer",
-                           "RampartReference", "RampartVectors"],
+                           "RampartThreemaChatServer", "RampartReference", "RampartVectors"],
             path: "Sources/rampart"
         ),
         // Test-only C: valgrind client requests (ctgrind) and the weak libFuzzer driver declaration.
@@ -139,8 +142,8 @@ let package = Package(
         // the seed corpus.
         .executableTarget(
             name: "rampart-fuzz",
-            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreemaSafeServer", "RampartCodecs",
-                           "RampartTestSupportC", "RampartTestSupport", "RampartThreema"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreemaSafeServer", "RampartThreemaChatServer",
+                           "RampartCodecs", "RampartTestSupportC", "RampartTestSupport", "RampartThreema"],
             path: "Sources/rampart-fuzz"
         ),
         .executableTarget(
@@ -165,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartThreemaTests",
-            dependencies: ["RampartThreema", "RampartThreemaSafeServer", "RampartCodecs", "Rampart", "RampartVectors",
+            dependencies: ["RampartThreema", "RampartThreemaSafeServer", "RampartThreemaChatServer", "RampartCodecs", "Rampart", "RampartVectors",
                            "RampartTestSupport", "RampartReference"],
             path: "Tests/RampartThreemaTests"
         ),

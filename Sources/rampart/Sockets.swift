@@ -1,5 +1,6 @@
-// Loopback TCP for the MTProto test server and client: the only socket code in the project (the
-// protocol module is sans-I/O). IPv4 127.0.0.1 only, non-blocking sockets and one poll() loop.
+// Loopback TCP for the MTProto, Threema Safe and Threema chat servers and their clients: the only
+// socket code in the project (the protocol modules are sans-I/O). IPv4 127.0.0.1 only, non-blocking
+// sockets and one poll() loop.
 
 #if canImport(Glibc)
 import Glibc
@@ -178,6 +179,17 @@ struct PollServer {
         /// Received bytes the handler holds for this connection now (an incomplete frame), counted
         /// against ``PollLimits/maxBufferBytes``.
         var buffered = 0
+        /// Bytes for other connections (routing), each queued like `send` and subject to the same
+        /// output limit; `close` closes that connection once its bytes are written. Entries for
+        /// connections that are gone or already closing are dropped.
+        var push: [Push] = []
+    }
+
+    /// Bytes for another connection than the one that sent the data.
+    struct Push {
+        var fd: Int32
+        var bytes: [UInt8]
+        var close = false
     }
 
     /// Why the loop closed a connection: shed by a limit (counted in the server's summary) or
@@ -296,6 +308,17 @@ struct PollServer {
                     c.inBytes = max(0, reply.buffered)
                     if !reply.send.isEmpty { c.out += reply.send }
                     if reply.close { c.closingSince = now }
+                }
+                for p in reply.push where p.fd != fd {
+                    guard let t = clients[p.fd], t.closingSince == nil else { continue }
+                    update(p.fd) { c in
+                        if !p.bytes.isEmpty { c.out += p.bytes }
+                        if p.close { c.closingSince = now }
+                    }
+                    guard flush(p.fd, now: now, onClose), let after = clients[p.fd] else { continue }
+                    if after.pendingOut > limits.maxOutputBytes {
+                        drop(p.fd, .other("output buffer over \(limits.maxOutputBytes) bytes: the peer is not reading"), onClose)
+                    }
                 }
                 guard flush(fd, now: now, onClose), let after = clients[fd] else { continue }
                 if after.pendingOut > limits.maxOutputBytes {

@@ -44,6 +44,7 @@ func threemaExtraCommand(_ name: String, _ args: [String]) -> Bool {
     case "id-backup": threemaIDBackupCommand(args)
     case "safe-server": threemaSafeServerCommand(args)
     case "ibex": threemaIbexCommand(args)
+    case "serve", "client-test": threemaChatCommand(name, args)
     default: return false
     }
     return true

@@ -8,6 +8,8 @@
 //   rampart threema 3mid --id ID --public-key HEX [--expiry S] | rampart threema 3mid --parse PAYLOAD
 //   rampart threema safe derive --id ID [--password-file F]
 //   rampart threema call-id …, rampart threema call frame-seal|frame-open … (ThreemaCallCommands.swift)
+//   rampart threema serve --port P [--key FILE] [--identities FILE] [--register-on-login] [--trace FILE] ...
+//   rampart threema client-test --port P --server-key HEX [--pairs N] [--messages N] [--duration S]
 //
 // Data flows raw from stdin to stdout; keys are hex flags; passwords come from stdin or a file,
 // never from argv. Exit status: 0 success, 1 authentication or check failure (nothing on stdout),
@@ -38,6 +40,8 @@ commands:
   call-id                  group call ID (hex) from creator, group ID, protocol version, GCK and SFU URL
   call frame-seal|frame-open
                            group-call media frame (AES-256-GCM under PCMFK; opus or vp8)
+  serve                    a chat server (CSP) on 127.0.0.1: logins, message routing, offline queues
+  client-test              pairs of clients through a running `serve`: e2e and Ibex messages, offline queues
 
 Run `rampart threema <command> --help` for a command's options.
 """
