@@ -85,7 +85,7 @@ struct MessageTests {
                 // reserved byte, the envelope time, the legacy nickname (all overridden or carried).
                 #expect([28, 29, 24, 25, 26, 27].contains(i) || (32..<64).contains(i), "byte \(i) changed silently")
                 #expect(m.container.body == Array("tamper me".utf8))
-            } catch let e as ThreemaError {
+            } catch let e {
                 #expect(store.count == 0)
                 switch e {
                 case .authenticationFailed, .malformedEnvelope, .wrongReceiver, .invalidArgument,
