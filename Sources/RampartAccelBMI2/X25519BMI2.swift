@@ -26,6 +26,12 @@ public enum X25519BMI2 {}
 }
 
 /// An element of GF(2^255 − 19): four little-endian 64-bit limbs, value below 2^256.
+///
+/// Bounds: the products, squares and `timesA24()` return "reduced" values, below 2^255 + 2^24 (their
+/// last fold is at bit 255, 2^255 ≡ 19). `+` takes two reduced values and `−` a reduced subtrahend;
+/// that is what lets each of them fold its carry or borrow once, without a second pass. Every sum
+/// and difference of the ladder feeds only products and squares (which take anything below 2^256),
+/// and the ladder state is always a product or a square (or 0, 1, and u below 2^255).
 private struct Fe {
     var v0, v1, v2, v3: UInt64
 
@@ -33,22 +39,18 @@ private struct Fe {
         self.v0 = v0; self.v1 = v1; self.v2 = v2; self.v3 = v3
     }
 
-    /// `a + b`: on a carry out of 2^256 add 38; a second carry leaves a value below 38, so the last
-    /// 38 goes into limb 0 alone.
+    /// `a + b` for reduced `a`, `b`: a carry out of 2^256 leaves a sum below 2^25 in limb 0 alone,
+    /// so the 38 it stands for (2^256 ≡ 38) is added there without carrying. Below 2^256.
     @inline(__always) static func + (a: Fe, b: Fe) -> Fe {
-        var (c, r0) = addWithCarry(noCarry, a.v0, b.v0)
-        var (c1, r1) = addWithCarry(c, a.v1, b.v1)
-        var (c2, r2) = addWithCarry(c1, a.v2, b.v2)
-        var (c3, r3) = addWithCarry(c2, a.v3, b.v3)
-        (c, r0) = addWithCarry(noCarry, r0, times38(c3))
-        (c1, r1) = addWithCarry(c, r1, 0)
-        (c2, r2) = addWithCarry(c1, r2, 0)
-        (c3, r3) = addWithCarry(c2, r3, 0)
+        let (c, r0) = addWithCarry(noCarry, a.v0, b.v0)
+        let (c1, r1) = addWithCarry(c, a.v1, b.v1)
+        let (c2, r2) = addWithCarry(c1, a.v2, b.v2)
+        let (c3, r3) = addWithCarry(c2, a.v3, b.v3)
         return Fe(r0 &+ times38(c3), r1, r2, r3)
     }
 
-    /// `a − b`: on a borrow subtract 38 (2^256 ≡ 38); a second borrow leaves a value of at least
-    /// 2^256 − 38, so the last 38 comes out of limb 0 alone.
+    /// `a − b` for `a` below 2^256 and reduced `b`: on a borrow subtract 38 (2^256 ≡ 38) from a
+    /// value of at least 2^256 − b > 2^254, which cannot borrow again. Below 2^256.
     @inline(__always) static func - (a: Fe, b: Fe) -> Fe {
         var (c, r0) = subtractWithBorrow(noCarry, a.v0, b.v0)
         var (c1, r1) = subtractWithBorrow(c, a.v1, b.v1)
@@ -57,20 +59,23 @@ private struct Fe {
         (c, r0) = subtractWithBorrow(noCarry, r0, times38(c3))
         (c1, r1) = subtractWithBorrow(c, r1, 0)
         (c2, r2) = subtractWithBorrow(c1, r2, 0)
-        (c3, r3) = subtractWithBorrow(c2, r3, 0)
-        return Fe(r0 &- times38(c3), r1, r2, r3)
+        (_, r3) = subtractWithBorrow(c2, r3, 0)
+        return Fe(r0, r1, r2, r3)
     }
 
-    /// Reduces r0 + r1·2^64 + r2·2^128 + r3·2^192 + top·2^256 (top below 2^58) below 2^256.
+    /// Reduces r0 + r1·2^64 + r2·2^128 + r3·2^192 + top·2^256 (top below 2^20) to a reduced value:
+    /// bits 255 and up, h = 2·top + bit 255, come back as 19·h (2^255 ≡ 19) into the low 255 bits,
+    /// which gives less than 2^255 + 2^24 and cannot carry out.
     @inline(__always) static func fold(_ r0: UInt64, _ r1: UInt64, _ r2: UInt64, _ r3: UInt64, _ top: UInt64) -> Fe {
-        let (c, s0) = addWithCarry(noCarry, r0, top &* 38)
+        let h = (top &<< 1) | (r3 >> 63)
+        let (c, s0) = addWithCarry(noCarry, r0, h &* 19)
         let (c1, s1) = addWithCarry(c, r1, 0)
         let (c2, s2) = addWithCarry(c1, r2, 0)
-        let (c3, s3) = addWithCarry(c2, r3, 0)
-        return Fe(s0 &+ times38(c3), s1, s2, s3)
+        let (_, s3) = addWithCarry(c2, r3 & ((1 << 63) - 1), 0)
+        return Fe(s0, s1, s2, s3)
     }
 
-    /// Reduces the eight-word product t0…t7 below 2^256: t0…t3 + 38·(t4…t7), then the fifth word.
+    /// Reduces the eight-word product t0…t7: t0…t3 + 38·(t4…t7) (a fifth word below 39), then `fold`.
     @inline(__always) static func reduce(_ t0: UInt64, _ t1: UInt64, _ t2: UInt64, _ t3: UInt64,
                                          _ t4: UInt64, _ t5: UInt64, _ t6: UInt64, _ t7: UInt64) -> Fe {
         let q0 = t4.multipliedFullWidth(by: 38), q1 = t5.multipliedFullWidth(by: 38)
