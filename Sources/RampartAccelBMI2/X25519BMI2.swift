@@ -268,16 +268,17 @@ extension X25519BMI2 {
         var swap: UInt64 = 0
 
         // Bits 254 down to 0 (bit 255 is clear after clamping).
-        var t = 254
-        while t >= 0 {
-            let word = t < 64 ? k0 : t < 128 ? k1 : t < 192 ? k2 : k3   // t is public
-            let bit = (word >> UInt64(t & 63)) & 1
+        var i = 254
+        while i >= 0 {
+            let word = i < 64 ? k0 : i < 128 ? k1 : i < 192 ? k2 : k3   // i is public
+            let bit = (word >> UInt64(i & 63)) & 1
             let mask = valueBarrier(0 &- (swap ^ bit))
             Fe.conditionalSwap(&x2, &x3, mask)
             Fe.conditionalSwap(&z2, &z3, mask)
             swap = bit
 
-            // Ordered so that few values are live at once (x2, z2, x3, z3 die early).
+            // x2, z2, x3, z3 die early; then the two chains of three products (z3, z2) start before
+            // the two of two (x3, x2): the step is bound by latency more than by throughput.
             let a = x2 + z2
             let b = x2 - z2
             let c = x3 + z3
@@ -286,12 +287,14 @@ extension X25519BMI2 {
             let cb = c * b
             let aa = a.squared()
             let bb = b.squared()
-            x3 = (da + cb).squared()
-            z3 = (da - cb).squared() * x1
-            x2 = aa * bb
+            let t = (da - cb).squared()
             let e = aa - bb
-            z2 = e * (aa + e.timesA24())
-            t &-= 1
+            let f = aa + e.timesA24()
+            z3 = t * x1
+            x3 = (da + cb).squared()
+            z2 = e * f
+            x2 = aa * bb
+            i &-= 1
         }
         let mask = valueBarrier(0 &- swap)
         Fe.conditionalSwap(&x2, &x3, mask)
