@@ -162,6 +162,14 @@ add("x25519") {
     try check(s1 == s2, "X25519 agreement")
     let raw = try Curve25519.scalarMultiply(scalar: a, point: published(pb.rawRepresentation))
     _ = published(raw)
+    // A secret u-coordinate as well (non-canonical, ignored top bit set), through the kernel
+    // (Kernels.x25519, when active) and the portable ladder.
+    var u = rng.bytes(32)
+    u[31] |= 0x80
+    secret(u)
+    for backend in [Backend.hardware, .portable] {
+        _ = published(try Curve25519.scalarMultiply(scalar: a, point: u, backend: backend))
+    }
 }
 
 add("poly1305") {

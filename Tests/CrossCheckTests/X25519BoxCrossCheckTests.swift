@@ -44,6 +44,9 @@ func x25519MatchesReferences() throws {
         let u = rng.bytes(32)
         if let s, let want = s.scalarMult(scalar: a, point: u) {
             #expect(try Curve25519.scalarMultiply(scalar: a, point: u) == want, "raw \(i)")
+            // Both implementations: the kernel (Kernels.x25519, when active) and the portable ladder.
+            #expect(try Curve25519.scalarMultiply(scalar: a, point: u, backend: .hardware) == want, "raw hardware \(i)")
+            #expect(try Curve25519.scalarMultiply(scalar: a, point: u, backend: .portable) == want, "raw portable \(i)")
         }
     }
 }

@@ -111,6 +111,15 @@ public enum Curve25519 {
     public static func scalarMultiply<S: Collection<UInt8>, P: Collection<UInt8>>(
         scalar: S, point: P?
     ) throws(RampartError) -> [UInt8] {
+        try scalarMultiply(scalar: scalar, point: point, backend: CPU.defaultBackend)
+    }
+
+    /// As ``scalarMultiply(scalar:point:)``, pinned to one implementation: `.portable` never runs the
+    /// hardware kernel (tests run every vector through both).
+    @_spi(Testing)
+    public static func scalarMultiply<S: Collection<UInt8>, P: Collection<UInt8>>(
+        scalar: S, point: P?, backend: Backend
+    ) throws(RampartError) -> [UInt8] {
         guard scalar.count == 32 else { throw .invalidKeyLength }
         var s = SIMD32<UInt8>(), u = SIMD32<UInt8>()
         defer { wipe(&s) }
@@ -123,7 +132,8 @@ public enum Curve25519 {
         withUnsafeBytes(of: &s) { sb in
             withUnsafeBytes(of: &u) { ub in
                 out.withUnsafeMutableBytes { o in
-                    x25519(scalar: sb.baseAddress!, point: point == nil ? nil : ub.baseAddress!, out: o.baseAddress!)
+                    x25519(scalar: sb.baseAddress!, point: point == nil ? nil : ub.baseAddress!, out: o.baseAddress!,
+                           backend: backend)
                 }
             }
         }
@@ -146,8 +156,10 @@ public struct SharedSecret: Sendable, Equatable {
 }
 
 /// X25519(scalar, u) into `out` (32 bytes each). `point == nil` means the base point u = 9.
-/// Constant time in the scalar and the point.
-func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutableRawPointer) {
+/// Constant time in the scalar and the point. On `.hardware` with `Kernels.x25519` active the whole
+/// multiplication runs in the kernel (radix 2^64 with mulx); otherwise the portable radix-2^51 ladder below.
+func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutableRawPointer,
+            backend: Backend = CPU.defaultBackend) {
     // Clamp a copy of the scalar (RFC 7748 §5, decodeScalar25519).
     var k0 = UInt64(littleEndian: scalar.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
     var k1 = UInt64(littleEndian: scalar.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
@@ -156,6 +168,18 @@ func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutab
     k0 &= ~7
     k3 &= (1 << 63) - 1
     k3 |= 1 << 62
+    defer {
+        // Wipe the scalar copies.
+        k0 = 0; k1 = 0; k2 = 0; k3 = 0
+        withUnsafeMutableBytes(of: &k0) { secureZero($0) }
+        withUnsafeMutableBytes(of: &k1) { secureZero($0) }
+        withUnsafeMutableBytes(of: &k2) { secureZero($0) }
+        withUnsafeMutableBytes(of: &k3) { secureZero($0) }
+    }
+    if Kernels.x25519.runs(on: backend) {
+        X25519Kernel.scalarMultiply(out, k0, k1, k2, k3, point)
+        return
+    }
 
     let x1: Field25519
     if let point { x1 = Field25519(bytes: point) } else { x1 = Field25519(9, 0, 0, 0, 0) }
@@ -194,12 +218,7 @@ func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutab
 
     (x2 * z2.inverted()).store(out)
 
-    // Wipe the scalar copies and the ladder state.
-    k0 = 0; k1 = 0; k2 = 0; k3 = 0
-    withUnsafeMutableBytes(of: &k0) { secureZero($0) }
-    withUnsafeMutableBytes(of: &k1) { secureZero($0) }
-    withUnsafeMutableBytes(of: &k2) { secureZero($0) }
-    withUnsafeMutableBytes(of: &k3) { secureZero($0) }
+    // Wipe the ladder state (the scalar copies are wiped on return).
     withUnsafeMutableBytes(of: &x2) { secureZero($0) }
     withUnsafeMutableBytes(of: &z2) { secureZero($0) }
     withUnsafeMutableBytes(of: &x3) { secureZero($0) }

@@ -69,13 +69,15 @@ public enum Kernels {
     /// Montgomery multiplication and squaring at every size (x86_64: `mulx`/`adcx`/`adox`).
     public static let montgomery = KernelChoice("montgomery", kernel: MontgomeryKernel.name,
                                                 supported: MontgomeryKernel.supported(CPU.features))
+    /// X25519 scalar multiplication (x86_64: GF(2^255 − 19) in radix 2^64 with `mulx`).
+    public static let x25519 = KernelChoice("x25519", kernel: X25519Kernel.name, supported: X25519Kernel.supported(CPU.features))
     /// Public-exponent powers modulo 2048-bit moduli (x86_64: AVX2 in radix 2^28; RSA encryption and
     /// the handshake's public checks).
     public static let modexp2048 = KernelChoice("modexp-2048", kernel: MontgomeryKernel.wideName,
                                                 supported: MontgomeryKernel.wideSupported(CPU.features))
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, ghash, montgomery, modexp2048]
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, ghash, montgomery, modexp2048, x25519]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.
     public static var summary: String { all.map(\.description).joined(separator: ", ") }

@@ -105,6 +105,15 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let base = BigUInt(bigEndian: pattern(100, 12)), exp = BigUInt(bigEndian: pattern(64, 13))
             results[i] = [small.publicPower(base, exp).bigEndianBytes(), small.constantTimePower(base, exp).bigEndianBytes(),
                           mod.publicPower(base, exp).bigEndianBytes()]
+        case "x25519":
+            // RFC 7748 §5.2 vector 1, a public key from the base point, and a random pair.
+            let rfc = try Curve25519.scalarMultiply(scalar: hexBytes("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
+                                                    point: hexBytes("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"),
+                                                    backend: b)
+            let pub = try Curve25519.scalarMultiply(scalar: pattern(32, 23), point: [UInt8]?.none, backend: b)
+            let shared = try Curve25519.scalarMultiply(scalar: pattern(32, 24), point: pattern(32, 25), backend: b)
+            results[i] = [rfc, pub, shared]
+            published = [(0, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")]
         default:
             Issue.record("no probe for kernel choice \(primitive): add one here")
         }
@@ -116,7 +125,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "ghash", "montgomery", "modexp-2048"])
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "ghash", "montgomery", "modexp-2048", "x25519"])
         for k in Kernels.all {
             #expect(k.description == "\(k.primitive): \(k.selected)")
             if k.isActive { #expect(k.kernel != nil && k.selected == k.kernel) } else { #expect(k.selected == "portable") }

@@ -1,0 +1,14 @@
+// The X25519 kernel on architectures without one (everything but x86_64 today). `Kernels.x25519` is
+// inactive here, so the portable radix-2^51 ladder runs and no caller reaches this entry point.
+#if !arch(x86_64) || RAMPART_TYPECHECK_ARM64
+
+enum X25519Kernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func scalarMultiply(_ out: UnsafeMutableRawPointer, _ k0: UInt64, _ k1: UInt64, _ k2: UInt64, _ k3: UInt64,
+                               _ point: UnsafeRawPointer?) {
+        preconditionFailure("unreachable: Kernels.x25519 is inactive on this architecture")
+    }
+}
+
+#endif
