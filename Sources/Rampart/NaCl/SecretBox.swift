@@ -308,8 +308,9 @@ func secretBoxKeystream(_ x: SIMD16<UInt32>, _ bytes: Int, _ ks: UnsafeMutableRa
         salsa20Block(x, ks)
     } else if bytes <= 128 {
         salsa20Block2(x, ks)
-    } else if hardware {
-        // One 512-byte group of the AVX2 kernel over zeros: blocks 0 ..< 8 in place.
+    } else if hardware && bytes > 256 {
+        // One 512-byte group of the AVX2 kernel over zeros: blocks 0 ..< 8 in place (for up to four
+        // blocks the portable four-block code is faster than a whole group).
         var y = x
         withUnsafeMutableBytes(of: &y) { SalsaKernel.xor($0.baseAddress!, UnsafeRawPointer(ks), ks, 1) }
         wipe(&y)
