@@ -4,7 +4,8 @@
 @_spi(Testing) import Rampart
 import RampartReference
 
-/// `xsalsa20`, `poly1305`, `secretbox-seal`, `secretbox-open` at every bulk size.
+/// `xsalsa20`, `poly1305`, `secretbox-seal`, `secretbox-open` at every bulk size and at 256 bytes (the
+/// size of a Threema message box, between the one- and the multi-block paths).
 func salsaRows() -> [Row] {
     var rows: [Row] = []
     let keyBytes = buffer(32), nonceBytes = buffer(24)
@@ -12,7 +13,7 @@ func salsaRows() -> [Row] {
     let nonce = Array(UnsafeRawBufferPointer(nonceBytes))
     let k = UnsafeRawPointer(keyBytes.baseAddress!), n = UnsafeRawPointer(nonceBytes.baseAddress!)
     let sodium = Sodium.shared?.salsa
-    for size in bulkSizes {
+    for size in [64, 256] + bulkSizes.filter({ $0 > 64 }) {
         let data = UnsafeRawBufferPointer(buffer(size))
         let out = UnsafeMutableRawBufferPointer.allocate(byteCount: size + 16, alignment: 64)
         let outBody = UnsafeMutableRawBufferPointer(rebasing: out[0..<size])

@@ -30,7 +30,7 @@ func x25519Rows() -> [Row] {
     return [Row(operation: "x25519", size: 0, unit: .opsps, contenders: cs)]
 }
 
-/// `box-beforenm` (X25519 + HSalsa20) and `box-seal` with a precomputed key at 64, 1024, 16384 bytes.
+/// `box-beforenm` (X25519 + HSalsa20) and `box-seal` with a precomputed key at 64, 256, 1024, 16384 bytes.
 func boxRows() -> [Row] {
     let skBytes = Array(UnsafeRawBufferPointer(buffer(32)))
     let peerSecret = Array(UnsafeRawBufferPointer(buffer(33)).dropFirst())
@@ -56,7 +56,7 @@ func boxRows() -> [Row] {
     let shared = try! Box.SharedKey(publicKey: peer, privateKey: sk)
     let sodiumKey = shared.symmetricKey.withUnsafeBytes { Array($0) }
     let nonce = Array(UnsafeRawBufferPointer(buffer(24)))
-    for size in [64, 1024, 16384] {
+    for size in [64, 256, 1024, 16384] {
         let m = UnsafeRawBufferPointer(buffer(size))
         let o = UnsafeMutableRawBufferPointer(start: out, count: size + 16)
         var cs = [Contender(implementation: "rampart") {

@@ -189,19 +189,41 @@ add("poly1305") {
 for backend in [Backend.portable, Backend.hardware] {
     let bname = backend == .portable ? "portable" : "hardware"
     add("secretbox-\(bname)") {
+        // Every keystream shape of the short path (1, 2, 4 or 8 blocks at once) and the long one.
         var rng = SplitMix64(seed: 9)
-        let key = rng.bytes(32), msg = rng.bytes(100), nonce = rng.bytes(24)
-        secret(key)
-        secret(msg)
-        let k = SymmetricKey(data: key)
-        let box = published(try SecretBox.seal(msg, using: k.pinned(to: backend), nonce: nonce))
-        let opened = try SecretBox.open(box, using: k.pinned(to: backend), nonce: nonce)
-        try check(published(opened) == published(msg), "secretbox round trip")
-        var bad = box
-        bad[3] ^= 0x40
-        var refused = false
-        do { _ = try SecretBox.open(bad, using: k.pinned(to: backend), nonce: nonce) } catch { refused = true }
-        try check(refused, "secretbox forgery refused")
+        for size in [100, 20, 90, 200, 450, 1200] {
+            let key = rng.bytes(32), msg = rng.bytes(size), nonce = rng.bytes(24)
+            secret(key)
+            secret(msg)
+            let k = SymmetricKey(data: key)
+            let box = published(try SecretBox.seal(msg, using: k.pinned(to: backend), nonce: nonce))
+            let opened = try SecretBox.open(box, using: k.pinned(to: backend), nonce: nonce)
+            try check(published(opened) == published(msg), "secretbox round trip")
+            var bad = box
+            bad[3] ^= 0x40
+            var refused = false
+            do { _ = try SecretBox.open(bad, using: k.pinned(to: backend), nonce: nonce) } catch { refused = true }
+            try check(refused, "secretbox forgery refused")
+        }
+    }
+}
+
+add("xsalsa20") {
+    // The one-shot XOR (HSalsa20, the four-block code, the one- and four-block tails, the AVX2 kernel)
+    // and a stream split across calls, on both backends.
+    var rng = SplitMix64(seed: 17)
+    for backend in [Backend.portable, Backend.hardware] {
+        for size in [40, 64, 100, 300, 700, 1100] {
+            let key = rng.bytes(32), msg = rng.bytes(size), nonce = rng.bytes(24)
+            secret(key)
+            secret(msg)
+            let k = SymmetricKey(data: key).pinned(to: backend)
+            let ct = try XSalsa20.xor(msg, key: k, nonce: nonce)
+            var stream = try XSalsa20(key: k, nonce: nonce)
+            let first = stream.xor(ct[..<(size / 3)])
+            let rest = stream.xor(ct[(size / 3)...])
+            try check(published(first + rest) == published(msg), "XSalsa20 round trip")
+        }
     }
 }
 

@@ -186,3 +186,38 @@ func secretBoxMatchesLibsodium(_ backend: Backend) throws {
         }
     }
 }
+
+/// The short path of SecretBox (all keystream blocks at once: 1, 2, 4 or 8 of them) has thresholds at
+/// 32, 96, 224 and 480 message bytes: every length 0...600, in place on a buffer at an odd offset, for
+/// both seal and open, against libsodium.
+@Test(.enabled(if: sodiumPresentOrRequired, salsaSkip), arguments: backends)
+func secretBoxShortPathInPlaceMatchesLibsodium(_ backend: Backend) throws {
+    guard let s = requireSodiumSalsa() else { return }
+    var rng = SplitMix64(seed: 4343 + (backend == .portable ? 1 : 0))
+    for n in 0...600 {
+        let key = rng.bytes(32), nonce = rng.bytes(24), msg = rng.bytes(n)
+        let k = SymmetricKey(data: key).pinned(to: backend)
+        let want = s.secretboxEasy(msg, nonce: nonce, key: key)
+        var storage = [UInt8](repeating: 0xA5, count: n + 5)
+        storage.replaceSubrange(5..<(5 + n), with: msg)
+        var tag = [UInt8](repeating: 0, count: 16)
+        try storage.withUnsafeMutableBytes { b in
+            try tag.withUnsafeMutableBytes { t in
+                try SecretBox.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[5...]), tag: t, using: k, nonce: nonce)
+            }
+        }
+        if tag + storage[5...] != want {
+            Issue.record("SecretBox.seal(inPlace:) \(backend) length \(n) differs from crypto_secretbox_easy")
+            return
+        }
+        try storage.withUnsafeMutableBytes { b in
+            try tag.withUnsafeBytes { t in
+                try SecretBox.open(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[5...]), tag: t, using: k, nonce: nonce)
+            }
+        }
+        if Array(storage[5...]) != msg || storage[..<5] != [0xA5, 0xA5, 0xA5, 0xA5, 0xA5] {
+            Issue.record("SecretBox.open(inPlace:) \(backend) length \(n) does not restore the message")
+            return
+        }
+    }
+}

@@ -14,7 +14,12 @@ public func secureZero(_ buffer: UnsafeMutableRawBufferPointer) {
 
 /// The routine ``secureZero(_:)`` calls. Exposed (and mutable) only so the optimizer must assume it
 /// can change; do not reassign it.
-nonisolated(unsafe) public var secureZeroImplementation: (UnsafeMutableRawPointer, Int) -> Void = { p, n in
+///
+/// No dynamic exclusivity check: every wipe reads this variable, and the check (a `swift_beginAccess`
+/// call per read) cost more than zeroing a short buffer, several times per small secretbox. The
+/// variable is never written, so there is no access to conflict with; the optimizer still has to load
+/// it on every call.
+@exclusivity(unchecked) nonisolated(unsafe) public var secureZeroImplementation: (UnsafeMutableRawPointer, Int) -> Void = { p, n in
     p.initializeMemory(as: UInt8.self, repeating: 0, count: n)
 }
 

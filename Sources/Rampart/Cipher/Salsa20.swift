@@ -70,6 +70,53 @@ func salsa20BlockCore(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: 
     wipe(&s)
 }
 
+/// Keystream blocks `n` and `n + 1` (`n` = the counter in words 8 and 9 of `x`) into `out` (128 bytes,
+/// standard layout). The two blocks are independent chains in one loop, so an out-of-order core runs
+/// them side by side: about the time of one block (the rounds of one block are latency-bound).
+@inline(__always)
+func salsa20Block2(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) {
+    salsa20Block2Core(x, out, .zero)
+}
+
+/// ``salsa20Block2(_:_:)`` with the opaque zero of ``salsa20BlockCore(_:_:_:)``.
+@usableFromInline @inline(never)
+func salsa20Block2Core(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: SIMD4<UInt32>) {
+    var y = x
+    let next = (UInt64(x[8]) | UInt64(x[9]) << 32) &+ 1
+    y[8] = UInt32(truncatingIfNeeded: next)
+    y[9] = UInt32(truncatingIfNeeded: next >> 32)
+    let s0 = salsa20Diagonal(x), s1 = salsa20Diagonal(y)
+    var t0 = s0, t1 = s1
+    var i = 0
+    while i < 10 {
+        t0.doubleRounds(1, z: z)
+        t1.doubleRounds(1, z: z)
+        i &+= 1
+    }
+    t0 = t0 &+ s0
+    t1 = t1 &+ s1
+    t0.store(standard: out)
+    t1.store(standard: out + 64)
+    wipe(&t0)
+    wipe(&t1)
+}
+
+/// `dst[i] = src[i] ^ ks[i]` for `count` bytes, 16 at a time (`dst` may be `src`).
+@inline(__always)
+func xorKeystream(_ dst: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ ks: UnsafeRawPointer, _ count: Int) {
+    var i = 0
+    while i + 16 <= count {
+        let v = src.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self) ^ ks.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        dst.storeBytes(of: v, toByteOffset: i, as: SIMD16<UInt8>.self)
+        i += 16
+    }
+    while i < count {
+        dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self) ^ ks.load(fromByteOffset: i, as: UInt8.self),
+                       toByteOffset: i, as: UInt8.self)
+        i += 1
+    }
+}
+
 // MARK: - Bulk XOR
 
 /// XORs `count` bytes of Salsa20/20 keystream, starting at the block boundary given by the counter in
@@ -107,28 +154,37 @@ func salsa20XORPortable(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ ds
     }
     let rest = count - off
     if rest > 0 {
-        withScratch { tmp in
-            if rest > 64 {
-                salsa20x4(x, counter) { j, k, ks in
-                    tmp.storeBytes(of: ks, toByteOffset: 64 * j + 16 * k, as: SIMD4<UInt32>.self)
+        // The whole 16-byte pieces of the tail straight from the registers; only the piece that holds
+        // the partial end goes through `last` (the tail's length is public).
+        let whole = rest & ~15
+        var last = SIMD4<UInt32>()
+        if rest > 64 {
+            salsa20x4(x, counter) { j, k, ks in
+                let p = 64 * j + 16 * k
+                if p < whole {
+                    let v = src.loadUnaligned(fromByteOffset: off + p, as: SIMD4<UInt32>.self) ^ ks
+                    dst.storeBytes(of: v, toByteOffset: off + p, as: SIMD4<UInt32>.self)
+                } else if p == whole {
+                    last = ks
                 }
-            } else {
-                var y = x
-                y[8] = UInt32(truncatingIfNeeded: counter)
-                y[9] = UInt32(truncatingIfNeeded: counter >> 32)
-                salsa20Block(y, tmp)
             }
-            var i = 0
-            while i + 8 <= rest {
-                let v = src.loadUnaligned(fromByteOffset: off + i, as: UInt64.self) ^ tmp.load(fromByteOffset: i, as: UInt64.self)
-                dst.storeBytes(of: v, toByteOffset: off + i, as: UInt64.self)
-                i += 8
+        } else {
+            var y = x
+            y[8] = UInt32(truncatingIfNeeded: counter)
+            y[9] = UInt32(truncatingIfNeeded: counter >> 32)
+            var block = SIMD16<UInt32>()
+            withUnsafeMutableBytes(of: &block) { b in
+                salsa20Block(y, b.baseAddress!)
+                xorKeystream(dst + off, src + off, UnsafeRawPointer(b.baseAddress!), whole)
+                if whole < 64 { last = b.baseAddress!.loadUnaligned(fromByteOffset: whole, as: SIMD4<UInt32>.self) }
             }
-            while i < rest {
-                dst.storeBytes(of: src.load(fromByteOffset: off + i, as: UInt8.self) ^ tmp.load(fromByteOffset: i, as: UInt8.self),
-                               toByteOffset: off + i, as: UInt8.self)
-                i += 1
+            wipe(&block)
+        }
+        if whole < rest {
+            withUnsafeBytes(of: &last) { l in
+                xorKeystream(dst + off + whole, src + off + whole, l.baseAddress!, rest - whole)
             }
+            wipe(&last)
         }
         counter &+= UInt64((rest + 63) >> 6)
     }

@@ -39,18 +39,23 @@ struct Poly1305State {
     mutating func update(_ p: UnsafeRawPointer, _ count: Int) { absorb(p, count) }
 
     /// The 16-byte tag of everything absorbed, written to `out`. The state is left unchanged.
+    ///
+    /// The accumulator is finished in registers: no copy of the state (key included) is made, so
+    /// there is none to wipe (only the padded last block, when there is one).
     func finalize(into out: UnsafeMutableRawPointer) {
-        var s = self
-        if s.pendingCount > 0 {
+        var h0 = self.h0, h1 = self.h1, h2 = self.h2
+        if pendingCount > 0 {
             // Pad the last block with a 1 byte and zeros; it gets no 2^128 bit.
-            s.pendingBlock[s.pendingCount] = 1
-            for i in (s.pendingCount + 1)..<16 { s.pendingBlock[i] = 0 }
-            let b = s.pendingBlock
-            withUnsafeBytes(of: b) { poly1305Blocks(&s, $0.baseAddress!, 1, 0) }
+            var b = pendingBlock
+            b[pendingCount] = 1
+            for i in (pendingCount + 1)..<16 { b[i] = 0 }
+            let w = unsafeBitCast(b, to: SIMD2<UInt64>.self)
+            poly1305Block(&h0, &h1, &h2, m0: UInt64(littleEndian: w[0]), m1: UInt64(littleEndian: w[1]), hibit: 0,
+                          r0: r0, r1: r1, s1: s1)
+            wipe(&b)
         }
         // Full reduction: h < 2^130 + 2^66 here. Compute g = h + 5 - 2^130; take g when it is
         // non-negative (h ≥ p), else h. h - p < p always holds, so one subtraction suffices.
-        var h0 = s.h0, h1 = s.h1, h2 = s.h2
         // First fold h2's bits above 130 (there may be up to 4 in h2: 2^130 ≤ h is possible).
         let c = (h2 >> 2) &* 5
         h2 &= 3
@@ -67,11 +72,10 @@ struct Poly1305State {
         h0 = (h0 & ~mask) | (g0 & mask)
         h1 = (h1 & ~mask) | (g1 & mask)
         // tag = (h + s) mod 2^128
-        (h0, o) = adc(h0, s.pad0, 0)
-        h1 = h1 &+ s.pad1 &+ o
+        (h0, o) = adc(h0, pad0, 0)
+        h1 = h1 &+ pad1 &+ o
         out.storeLE64(h0, 0)
         out.storeLE64(h1, 8)
-        wipe(&s)
     }
 }
 
@@ -135,13 +139,14 @@ public struct Poly1305 {
 
     /// A Poly1305 tag. Equality is constant time.
     public struct Tag: Hashable, Sequence, CustomStringConvertible, Sendable {
-        var storage: SIMD16<UInt8>
+        @usableFromInline var storage: SIMD16<UInt8>
         /// The tag's bytes.
         public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
         /// Lowercase hexadecimal.
         public var description: String { Hex.encode(bytes) }
         public func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
         /// Calls `body` with the tag's 16 bytes.
+        @inlinable
         public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
             var s = storage
             return try Swift.withUnsafeBytes(of: &s) { (b) throws(E) -> R in try body(b) }
