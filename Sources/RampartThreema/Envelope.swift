@@ -310,7 +310,7 @@ public enum EndToEnd {
         defer { meta?.secureWipe() }
         let bytes = try sealBytes(message, sender: identity.id, keys: keys, metadata: meta, nonce: nonce,
                                   paddingLength: paddingLength)
-        return try! MessageEnvelope(parsing: bytes)
+        do { return try MessageEnvelope(parsing: bytes) } catch { throw .invalidArgument("the sealed message does not form an envelope: \(error)") }
     }
 
     static func randomNonce<R: RandomNumberGenerator>(_ rng: inout R) -> [UInt8] { randomBytes(24, using: &rng) }

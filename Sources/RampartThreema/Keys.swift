@@ -27,6 +27,12 @@ public enum ThreemaKDF {
         return h.finalize().bytes
     }
 
+    /// `bytes` (at most 16) zero-padded to the 16 bytes of a BLAKE2b salt or personalisation.
+    static func padded16(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: 16 - bytes.count) }
+
+    /// `s` as UTF-8, zero-padded to 16 bytes.
+    static func padded16(_ s: String) -> [UInt8] { padded16(Array(s.utf8)) }
+
     /// `BLAKE2b(out = outputByteCount, key, salt, personal, input)` with salt and personal given as
     /// bytes (at most 16 each, zero-padded), for derivations whose strings are not fixed.
     ///
@@ -39,8 +45,7 @@ public enum ThreemaKDF {
             throw .invalidArgument("BLAKE2b keys and outputs have 1...64 bytes")
         }
         var h = try! BLAKE2b(outputByteCount: outputByteCount, key: key,
-                             salt: salt + [UInt8](repeating: 0, count: 16 - salt.count),
-                             personal: personal + [UInt8](repeating: 0, count: 16 - personal.count))
+                             salt: padded16(salt), personal: padded16(personal))
         h.update(data: input)
         return h.finalize().withUnsafeBytes { SymmetricKey(data: $0) }
     }

@@ -1,7 +1,7 @@
 // Group calls (Docs/Threema.md §10): call IDs, key derivations, handshake messages, participant
 // boxes and media frames.
 //
-// Values copied from /work/shared/vectors/threema_vectors.json:
+// Values from the research digest's threema_vectors.json (also in Vectors/threema/group_call.json):
 // * "group_call_id__threema-android CallIdTest.kt", "group_call_id__threema-ios …CallIDTests.swift"
 //   (published by Threema);
 // * "group_call_self_computed" (self-computed from the protocol text, NOT published).

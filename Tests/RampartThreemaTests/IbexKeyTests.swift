@@ -1,6 +1,7 @@
 // Ibex ratchet and root keys (Docs/Threema.md §1.2, §1.3).
 //
-// Values copied from /work/shared/vectors/threema_vectors.json (not read at test time):
+// Values from the research digest's threema_vectors.json (not read at test time; recomputed in
+// Vectors/threema/published.json by Vectors/generate_threema.py):
 // * "published_threema_vectors_reverified" → "kdf_ratchet__threema-android KDFRatchetTest.java":
 //   threema-android domain/src/test/java/ch/threema/domain/fs/KDFRatchetTest.java (published);
 //   the chain key after one turn is self-computed there.

@@ -45,8 +45,8 @@ extension GroupCall {
             guard groupID.count == 8 else { throw .groupCall(.invalidGroupID(groupID.count)) }
             guard protocolVersion <= 255 else { throw .groupCall(.valueOutOfRange(field: 1)) }
             guard gck.byteCount == 32 else { throw .groupCall(.invalidLength(field: 2, length: gck.byteCount)) }
-            var h = try! BLAKE2b(outputByteCount: 32, key: [UInt8](), salt: GroupCall.padded("i"),
-                                 personal: GroupCall.padded(GroupCall.personal))   // valid constants
+            var h = try! BLAKE2b(outputByteCount: 32, key: [UInt8](), salt: ThreemaKDF.padded16("i"),
+                                 personal: ThreemaKDF.padded16(GroupCall.personal))   // valid constants
             h.update(data: creator.bytes)
             h.update(data: Array(groupID))
             h.update(data: [UInt8(protocolVersion)])
@@ -447,12 +447,6 @@ public typealias GroupCallStart = GroupCall.Start
 // MARK: - Field helpers
 
 extension GroupCall {
-    /// `s` as BLAKE2b salt or personal: zero-padded to 16 bytes.
-    static func padded(_ s: String) -> [UInt8] {
-        let b = Array(s.utf8)
-        return b + [UInt8](repeating: 0, count: 16 - b.count)
-    }
-
     static func next(_ r: inout ProtobufReader) throws(GroupCallFault) -> ProtobufField? {
         do { return try r.next() } catch { throw .malformedProtobuf(error) }
     }

@@ -42,8 +42,8 @@ extension Ibex {
         }
 
         // The BLAKE2b parameters, zero-padded to 16 bytes once (ThreemaKDF pads per call).
-        private static let saltAEK = padded("kdf-aek"), saltCK = padded("kdf-ck"), personal16 = padded(Ibex.personal)
-        private static func padded(_ s: String) -> [UInt8] { Array(s.utf8) + [UInt8](repeating: 0, count: 16 - s.utf8.count) }
+        private static let saltAEK = ThreemaKDF.padded16("kdf-aek"), saltCK = ThreemaKDF.padded16("kdf-ck"),
+                           personal16 = ThreemaKDF.padded16(Ibex.personal)
 
         /// BLAKE2b-256 keyed with `key`, no input: ThreemaKDF's derivation with fixed parameters.
         private static func derive(_ key: SymmetricKey, _ salt: [UInt8]) -> SymmetricKey {

@@ -73,7 +73,7 @@ extension Ibex {
                 se.withUnsafeBytes { m[32..<64].copyBytes(from: $0) }
             }
             let key = SymmetricKey(data: material)
-            Ibex.wipe(&material)
+            material.secureWipe()
             return ThreemaKDF.derive(key: key, salt: "ke-2dh-" + initiator.string, personal: Ibex.personal)
         }
 
@@ -102,12 +102,5 @@ extension Ibex {
     public static func sharedSecret(_ secret: Curve25519.KeyAgreement.PrivateKey,
                                     _ peer: Curve25519.KeyAgreement.PublicKey) throws(ThreemaError) -> SymmetricKey {
         try PairKeys.sharedKey(secret, peer).symmetricKey
-    }
-
-    static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { b in
-            for i in b.indices { b[i] = 0 }
-        }
-        withExtendedLifetime(bytes) {}
     }
 }
