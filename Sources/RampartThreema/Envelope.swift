@@ -70,6 +70,45 @@ public struct MessageMetadata: Hashable, Sendable {
         self.init(padding: padding, nickname: nickname, messageID: id, createdAt: created)
     }
 
+    /// The length of ``encoded`` for metadata made by ``init(nickname:messageID:createdAt:)``, from
+    /// the nickname's UTF-8 length (`nil`: no nickname).
+    static func encodedByteCount(nicknameByteCount: Int?, createdAt: UInt64) -> Int {
+        let nick = nicknameByteCount ?? 0
+        let pad = max(0, 16 - nick)
+        var n = 9                                                         // field 3: tag, fixed64
+        if pad > 0 { n += 2 + pad }                                       // field 1: tag, length < 128
+        if nicknameByteCount != nil { n += 1 + varintByteCount(UInt64(nick)) + nick }
+        if createdAt != 0 { n += 1 + varintByteCount(createdAt) }
+        return n
+    }
+
+    /// Writes the bytes of ``encoded`` for `MessageMetadata(nickname:messageID:createdAt:)` to `out`
+    /// (``encodedByteCount(nicknameByteCount:createdAt:)`` bytes), without an intermediate array.
+    static func encode(nickname: UnsafeRawBufferPointer?, messageID: UInt64, createdAt: UInt64,
+                       into out: UnsafeMutableRawPointer) {
+        var o = 0
+        func put(_ b: UInt8) { out.storeBytes(of: b, toByteOffset: o, as: UInt8.self); o += 1 }
+        func putVarint(_ v: UInt64) {
+            var v = v
+            while v >= 0x80 { put(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
+            put(UInt8(v))
+        }
+        let nick = nickname?.count ?? 0
+        let pad = max(0, 16 - nick)
+        if pad > 0 {
+            put(0x0a); put(UInt8(pad))
+            (out + o).initializeMemory(as: UInt8.self, repeating: 0, count: pad); o += pad
+        }
+        if let nickname {
+            put(0x12); putVarint(UInt64(nick))
+            if nick > 0 { (out + o).copyMemory(from: nickname.baseAddress!, byteCount: nick); o += nick }
+        }
+        put(0x19); out.storeBytes(of: messageID.littleEndian, toByteOffset: o, as: UInt64.self); o += 8
+        if createdAt != 0 { put(0x20); putVarint(createdAt) }
+    }
+
+    private static func varintByteCount(_ v: UInt64) -> Int { v == 0 ? 1 : (64 - v.leadingZeroBitCount + 6) / 7 }
+
     /// The protobuf encoding, fields in ascending order (empty padding and zero values omitted, as
     /// proto3 writers do; the message ID is always written).
     public var encoded: [UInt8] {
@@ -291,11 +330,16 @@ public enum EndToEnd {
         _ message: OutgoingMessage, from identity: ThreemaIdentity, keys: PairKeys,
         format: EnvelopeFormat = .withMetadata, using rng: inout R
     ) throws(ThreemaError) -> [UInt8] {
-        let nonce = randomNonce(&rng)
+        // The randomness first (the caller's generator is generic and, across modules, reached
+        // through its witness table), then one non-generic pass that writes the envelope.
+        var nonce = randomNonce(&rng)
         let padding = MessageContainer.paddingLength(bodyByteCount: message.container.body.count, using: &rng)
-        var meta = format == .withMetadata ? metadataPlaintext(message) : nil
-        defer { meta?.secureWipe() }
-        return try sealBytes(message, sender: identity.id, keys: keys, metadata: meta, nonce: nonce, paddingLength: padding)
+        let r: Result<[UInt8], ThreemaError> = withUnsafeBytes(of: &nonce) { n in
+            do throws(ThreemaError) { return .success(try sealBytes(message, sender: identity.id, keys: keys,
+                                               withMetadata: format == .withMetadata, nonce: n.baseAddress!,
+                                               paddingLength: padding)) } catch { return .failure(error) }
+        }
+        return try r.get()
     }
 
     /// Seals with a given nonce and padding length (vectors and tests; reusing a nonce with the
@@ -306,66 +350,81 @@ public enum EndToEnd {
     ) throws(ThreemaError) -> MessageEnvelope {
         guard nonce.count == 24 else { throw .invalidArgument("a nonce has 24 bytes") }
         guard (1...255).contains(paddingLength) else { throw .invalidArgument("padding is 1...255 bytes") }
-        var meta = format == .withMetadata ? metadataPlaintext(message) : nil
-        defer { meta?.secureWipe() }
-        let bytes = try sealBytes(message, sender: identity.id, keys: keys, metadata: meta, nonce: nonce,
-                                  paddingLength: paddingLength)
+        let r: Result<[UInt8], ThreemaError> = nonce.withUnsafeBytes { n in
+            do throws(ThreemaError) { return .success(try sealBytes(message, sender: identity.id, keys: keys,
+                                               withMetadata: format == .withMetadata, nonce: n.baseAddress!,
+                                               paddingLength: paddingLength)) } catch { return .failure(error) }
+        }
+        let bytes = try r.get()
         do { return try MessageEnvelope(parsing: bytes) } catch { throw .invalidArgument("the sealed message does not form an envelope: \(error)") }
     }
 
-    static func randomNonce<R: RandomNumberGenerator>(_ rng: inout R) -> [UInt8] { randomBytes(24, using: &rng) }
-
-    static func metadataPlaintext(_ message: OutgoingMessage) -> [UInt8] {
-        MessageMetadata(nickname: message.nickname, messageID: message.messageID, createdAt: message.createdAt).encoded
+    /// A random 24-byte nonce as three words (the bytes of `randomBytes(24, using:)`, in place).
+    @inline(__always)
+    static func randomNonce<R: RandomNumberGenerator>(_ rng: inout R) -> (UInt64, UInt64, UInt64) {
+        (rng.next().littleEndian, rng.next().littleEndian, rng.next().littleEndian)
     }
 
-    /// The envelope in one allocation: header, metadata box (sealed in place), nonce, message box
-    /// (container written and sealed in place).
-    static func sealBytes(_ message: OutgoingMessage, sender: ThreemaID, keys: PairKeys, metadata: [UInt8]?,
-                          nonce: [UInt8], paddingLength: Int) throws(ThreemaError) -> [UInt8] {
+    /// The envelope in one allocation: header, metadata (encoded in place and sealed there), nonce,
+    /// message box (container written and sealed in place). `nonce` points at 24 bytes.
+    static func sealBytes(_ message: OutgoingMessage, sender: ThreemaID, keys: PairKeys, withMetadata: Bool,
+                          nonce: UnsafeRawPointer, paddingLength: Int) throws(ThreemaError) -> [UInt8] {
+        var nickname = message.nickname ?? ""
+        let r: Result<[UInt8], ThreemaError> = nickname.withUTF8 { nick in
+            do throws(ThreemaError) { return .success(try sealBytes(message, sender: sender, keys: keys, nickname: UnsafeRawBufferPointer(nick),
+                                               withMetadata: withMetadata, nonce: nonce, paddingLength: paddingLength)) }
+            catch { return .failure(error) }
+        }
+        return try r.get()
+    }
+
+    private static func sealBytes(_ message: OutgoingMessage, sender: ThreemaID, keys: PairKeys,
+                                  nickname: UnsafeRawBufferPointer, withMetadata: Bool, nonce: UnsafeRawPointer,
+                                  paddingLength: Int) throws(ThreemaError) -> [UInt8] {
         let receiver = keys.contact.id
-        let nickname = message.nickname.map { Array($0.utf8) } ?? []
-        let legacyNeeded = metadata == nil || receiver.isGatewayID
+        let legacyNeeded = !withMetadata || receiver.isGatewayID
         if legacyNeeded, nickname.count > 32 { throw .invalidArgument("a legacy nickname has at most 32 bytes") }
-        let metaBoxLength = metadata.map { $0.count + 16 } ?? 0
+        let metadataLength = withMetadata
+            ? MessageMetadata.encodedByteCount(nicknameByteCount: message.nickname == nil ? nil : nickname.count,
+                                               createdAt: message.createdAt)
+            : 0
+        let metaBoxLength = withMetadata ? metadataLength + 16 : 0
         guard metaBoxLength <= Int(UInt16.max) else { throw .invalidArgument("metadata too long") }
         let body = message.container.body
         let containerLength = 1 + body.count + paddingLength
         let total = MessageEnvelope.overheadByteCount + metaBoxLength + 16 + containerLength
         var failed = false
         let out = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
-            let b = UnsafeMutableRawBufferPointer(buffer)
-            b.initializeMemory(as: UInt8.self, repeating: 0)
-            b.storeBytes(of: sender.packed.littleEndian, toByteOffset: 0, as: UInt64.self)
-            b.storeBytes(of: receiver.packed.littleEndian, toByteOffset: 8, as: UInt64.self)
-            b.storeBytes(of: message.messageID.littleEndian, toByteOffset: 16, as: UInt64.self)
-            b.storeBytes(of: UInt32(clamping: message.createdAt / 1000).littleEndian, toByteOffset: 24, as: UInt32.self)
-            b[28] = message.flags.rawValue
-            b.storeBytes(of: UInt16(metaBoxLength).littleEndian, toByteOffset: 30, as: UInt16.self)
-            if legacyNeeded, !nickname.isEmpty {
-                nickname.withUnsafeBytes { (b.baseAddress! + 32).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            }
+            let p = UnsafeMutableRawPointer(buffer.baseAddress!)
+            p.storeBytes(of: sender.packed.littleEndian, toByteOffset: 0, as: UInt64.self)
+            p.storeBytes(of: receiver.packed.littleEndian, toByteOffset: 8, as: UInt64.self)
+            p.storeBytes(of: message.messageID.littleEndian, toByteOffset: 16, as: UInt64.self)
+            p.storeBytes(of: UInt32(clamping: message.createdAt / 1000).littleEndian, toByteOffset: 24, as: UInt32.self)
+            p.storeBytes(of: message.flags.rawValue, toByteOffset: 28, as: UInt8.self)
+            p.storeBytes(of: 0, toByteOffset: 29, as: UInt8.self)
+            p.storeBytes(of: UInt16(metaBoxLength).littleEndian, toByteOffset: 30, as: UInt16.self)
+            (p + 32).initializeMemory(as: UInt8.self, repeating: 0, count: 32)
+            if legacyNeeded, nickname.count > 0 { (p + 32).copyMemory(from: nickname.baseAddress!, byteCount: nickname.count) }
             var o = 64
-            if let metadata {
-                metadata.withUnsafeBytes { (b.baseAddress! + o + 16).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            let n = p + 64 + metaBoxLength
+            n.copyMemory(from: nonce, byteCount: 24)
+            if withMetadata {
+                MessageMetadata.encode(nickname: message.nickname == nil ? nil : nickname, messageID: message.messageID,
+                                       createdAt: message.createdAt, into: p + o + 16)
                 do {
-                    try SecretBox.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[(o + 16)..<(o + metaBoxLength)]),
-                                       tag: UnsafeMutableRawBufferPointer(rebasing: b[o..<(o + 16)]),
-                                       using: keys.metadataKey, nonce: nonce)
+                    try SecretBox.seal(inPlace: p + o + 16, count: metadataLength, tag: p + o, using: keys.metadataKey,
+                                       nonce: UnsafeRawPointer(n))
                 } catch { failed = true }
                 o += metaBoxLength
             }
-            nonce.withUnsafeBytes { (b.baseAddress! + o).copyMemory(from: $0.baseAddress!, byteCount: 24) }
             o += 24
-            let c = o + 16
-            b[c] = message.container.type.rawValue
-            body.withUnsafeBytes { if $0.count > 0 { (b.baseAddress! + c + 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
-            (b.baseAddress! + c + 1 + body.count).initializeMemory(as: UInt8.self, repeating: UInt8(paddingLength),
-                                                                   count: paddingLength)
+            let c = p + o + 16
+            c.storeBytes(of: message.container.type.rawValue, as: UInt8.self)
+            body.withUnsafeBytes { if $0.count > 0 { (c + 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+            (c + 1 + body.count).initializeMemory(as: UInt8.self, repeating: UInt8(paddingLength), count: paddingLength)
             do {
-                try SecretBox.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[c..<(c + containerLength)]),
-                                   tag: UnsafeMutableRawBufferPointer(rebasing: b[o..<c]),
-                                   using: keys.sharedKey.symmetricKey, nonce: nonce)
+                try SecretBox.seal(inPlace: c, count: containerLength, tag: p + o, using: keys.sharedKey.symmetricKey,
+                                   nonce: UnsafeRawPointer(n))
             } catch { failed = true }
             count = total
         }
@@ -385,13 +444,16 @@ public enum EndToEnd {
         var result = GroupSealResult()
         result.sealed.reserveCapacity(members.count)
         let padding = MessageContainer.paddingLength(bodyByteCount: message.container.body.count, using: &rng)
-        var meta = format == .withMetadata ? metadataPlaintext(message) : nil
-        defer { meta?.secureWipe() }
         for member in members {
             do throws(ThreemaError) {
                 let keys = try cache.keys(for: member)
-                let bytes = try sealBytes(message, sender: cache.identity.id, keys: keys, metadata: meta,
-                                          nonce: randomNonce(&rng), paddingLength: padding)
+                var nonce = randomNonce(&rng)
+                let r: Result<[UInt8], ThreemaError> = withUnsafeBytes(of: &nonce) { n in
+                    do throws(ThreemaError) { return .success(try sealBytes(message, sender: cache.identity.id, keys: keys,
+                                                       withMetadata: format == .withMetadata, nonce: n.baseAddress!,
+                                                       paddingLength: padding)) } catch { return .failure(error) }
+                }
+                let bytes = try r.get()
                 result.sealed.append((member.id, bytes))
             } catch {
                 result.refused.append((member.id, error))

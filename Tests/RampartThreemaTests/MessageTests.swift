@@ -155,6 +155,26 @@ struct MessageTests {
         #expect(store.count <= 1)
     }
 
+    /// The envelope writes the metadata protobuf in place; it must be byte for byte what
+    /// `MessageMetadata.encoded` (the ProtobufWriter form) gives, for every nickname length class.
+    @Test(arguments: [nil, "", "A", "Alice", String(repeating: "x", count: 15), String(repeating: "x", count: 16),
+                      String(repeating: "y", count: 17), String(repeating: "é", count: 70), String(repeating: "z", count: 300)])
+    func inPlaceMetadataEncoderMatchesProtobufWriter(nickname: String?) {
+        for createdAt: UInt64 in [0, 1, 127, 128, 1_700_000_000_123, .max] {
+            let m = MessageMetadata(nickname: nickname, messageID: 0x0123_4567_89ab_cdef, createdAt: createdAt)
+            var nick = nickname ?? ""
+            let direct: [UInt8] = nick.withUTF8 { u in
+                let n = MessageMetadata.encodedByteCount(nicknameByteCount: nickname == nil ? nil : u.count, createdAt: createdAt)
+                return [UInt8](unsafeUninitializedCapacity: n) { b, c in
+                    MessageMetadata.encode(nickname: nickname == nil ? nil : UnsafeRawBufferPointer(u), messageID: m.messageID,
+                                           createdAt: createdAt, into: UnsafeMutableRawPointer(b.baseAddress!))
+                    c = n
+                }
+            }
+            #expect(direct == m.encoded, "nickname \(String(describing: nickname)), createdAt \(createdAt)")
+        }
+    }
+
     @Test func metadataProtobufDecoding() throws {
         let m = MessageMetadata(nickname: "Jo", messageID: 7, createdAt: 123)
         #expect(m.padding.count == 14)

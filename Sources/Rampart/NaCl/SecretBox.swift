@@ -151,6 +151,35 @@ public enum SecretBox {
         return m
     }
 
+    // MARK: Raw pointers (package)
+
+    /// Seals `count` bytes at `buffer` in place and writes the 16-byte tag to `tag`; `nonce` points at
+    /// 24 bytes. For the modules of this package that build whole envelopes in one buffer
+    /// (RampartThreema): no generic nonce, no per-call length checks the caller has already made.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength``.
+    package static func seal(inPlace buffer: UnsafeMutableRawPointer, count: Int, tag: UnsafeMutableRawPointer,
+                             using key: SymmetricKey, nonce: UnsafeRawPointer) throws(RampartError) {
+        let hardware = Kernels.salsa20.runs(on: key.backend)
+        try withKey32(key) { k in
+            secretBoxSeal(UnsafeRawPointer(buffer), buffer, count, tag: tag, key: k, nonce: nonce, hardware: hardware)
+        }
+    }
+
+    /// Verifies `tag` over the `count` ciphertext bytes at `source` and, only if it matches, writes the
+    /// plaintext to `destination` (the same buffer or a disjoint one). Returns whether the tag matched;
+    /// on a mismatch nothing is written. `nonce` points at 24 bytes.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength``.
+    package static func open(_ source: UnsafeRawPointer, count: Int, tag: UnsafeRawPointer,
+                             into destination: UnsafeMutableRawPointer, using key: SymmetricKey,
+                             nonce: UnsafeRawPointer) throws(RampartError) -> Bool {
+        let hardware = Kernels.salsa20.runs(on: key.backend)
+        return try withKey32(key) { k in
+            secretBoxOpen(source, destination, count, tag: tag, key: k, nonce: nonce, hardware: hardware)
+        }
+    }
+
     // MARK: Raw buffers
 
     /// Encrypts `buffer` in place and writes the 16-byte tag to `tag`.
