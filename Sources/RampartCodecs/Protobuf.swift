@@ -75,7 +75,11 @@ public struct ProtobufField: Sendable, Equatable {
     /// replacement characters).
     public func string() throws(ProtobufError) -> String {
         let raw = try bytes()
-        guard let s = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8(field: number) }
+        // `String(decoding:)` takes the standard library's fast validating path and repairs invalid
+        // input with U+FFFD; a repair always changes the bytes, so equal bytes mean valid UTF-8.
+        // (`String(validating:)` is as strict but instantiates generic metadata on every call.)
+        let s = String(decoding: raw, as: UTF8.self)
+        guard s.utf8.elementsEqual(raw) else { throw .invalidUTF8(field: number) }
         return s
     }
 
@@ -94,6 +98,18 @@ public struct ProtobufField: Sendable, Equatable {
 public struct ProtobufReader: Sendable {
     private let input: ArraySlice<UInt8>
     private var offset: Int
+
+    /// A reader over an array (no copy, no dynamic cast).
+    public init(_ bytes: [UInt8]) {
+        input = bytes[...]
+        offset = input.startIndex
+    }
+
+    /// A reader over a slice of an array (no copy, no dynamic cast).
+    public init(_ bytes: ArraySlice<UInt8>) {
+        input = bytes
+        offset = input.startIndex
+    }
 
     /// A reader over `bytes` (an `Array` or a slice of one).
     public init<C: Collection<UInt8>>(_ bytes: C) {

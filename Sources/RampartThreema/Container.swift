@@ -57,6 +57,19 @@ public struct MessageContainer: Hashable, Sendable {
         type = MessageType(rawValue: bytes[0])
         body = Array(bytes[1..<(bytes.count - n)])
     }
+
+    /// As ``init(decoding:)``, taking over `bytes` as the body's storage (the type byte and the
+    /// padding are removed in place, no copy). On error `bytes` is unchanged.
+    init(consuming bytes: inout [UInt8]) throws(ThreemaError) {
+        guard bytes.count >= 2, let last = bytes.last else { throw .invalidPadding }
+        let n = Int(last)
+        guard n >= 1, bytes.count - n >= 1 else { throw .invalidPadding }
+        type = MessageType(rawValue: bytes[0])
+        bytes.removeLast(n)
+        bytes.removeFirst()
+        body = bytes
+        bytes = []
+    }
 }
 
 /// The prefix of a group message body.

@@ -53,7 +53,99 @@ public struct MessageMetadata: Hashable, Sendable {
     /// Decodes the protobuf. Unknown fields are skipped; known fields with the wrong wire type or
     /// invalid UTF-8 are errors. Absent fields take protobuf's defaults (empty, nil, 0).
     public init<C: Collection<UInt8>>(decoding bytes: C) throws(ProtobufError) {
-        var r = ProtobufReader(bytes)
+        try self.init(reading: ProtobufReader(bytes))
+    }
+
+    /// As ``init(decoding:)`` straight from memory: the receive path decodes the metadata where it
+    /// was decrypted, without an array and a general field reader. The same grammar and the same
+    /// errors as ``init(decoding:)`` (the tests hold the two to each other on random input).
+    init(decoding b: UnsafeRawBufferPointer) throws(ProtobufError) {
+        var padding: [UInt8] = []
+        var nickname: String?
+        var id: UInt64 = 0
+        var created: UInt64 = 0
+        var o = 0
+        let end = b.count
+        func varint() throws(ProtobufError) -> UInt64 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard o < end else { throw .truncated }
+                let byte = b[o]
+                o += 1
+                if shift == 63 && byte > 1 { throw .varintOverflow }
+                result |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return result }
+                shift += 7
+                if shift > 63 { throw .varintOverflow }
+            }
+        }
+        while o < end {
+            let tag = try varint()
+            let wire = UInt8(truncatingIfNeeded: tag & 7)
+            let number = tag >> 3
+            guard number >= 1, number <= (1 << 29) - 1 else { throw .invalidFieldNumber(number) }
+            let field = UInt32(number)
+            switch wire {
+            case 0:
+                let v = try varint()
+                switch field {
+                case 4: created = v
+                case 1, 2, 3: throw .wrongWireType(field: field)
+                default: break
+                }
+            case 1:
+                guard end - o >= 8 else { throw .truncated }
+                let v = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self))
+                o += 8
+                switch field {
+                case 3: id = v
+                case 1, 2, 4: throw .wrongWireType(field: field)
+                default: break
+                }
+            case 2:
+                let length = try varint()
+                guard length <= UInt64(end - o) else { throw .truncated }
+                let value = UnsafeRawBufferPointer(rebasing: b[o..<(o + Int(length))])
+                o += Int(length)
+                switch field {
+                case 1: padding = Self.sharedPadding(value)
+                case 2:
+                    let text = String(decoding: value, as: UTF8.self)
+                    guard text.utf8.elementsEqual(value) else { throw .invalidUTF8(field: 2) }
+                    nickname = text
+                case 3, 4: throw .wrongWireType(field: field)
+                default: break
+                }
+            case 5:
+                guard end - o >= 4 else { throw .truncated }
+                o += 4
+                if (1...4).contains(field) { throw .wrongWireType(field: field) }
+            default:
+                throw .unsupportedWireType(wire)
+            }
+        }
+        self.init(padding: padding, nickname: nickname, messageID: id, createdAt: created)
+    }
+
+    /// All-zero paddings of the lengths the apps write (0 ..< 32 bytes) share one immutable array
+    /// each, so that decoding the usual metadata allocates nothing for its padding.
+    private static let zeroPaddings: [[UInt8]] = (0..<32).map { [UInt8](repeating: 0, count: $0) }
+
+    private static func sharedPadding(_ value: UnsafeRawBufferPointer) -> [UInt8] {
+        guard value.count < zeroPaddings.count else { return Array(value) }
+        var any: UInt8 = 0
+        for b in value { any |= b }
+        return any == 0 ? zeroPaddings[value.count] : Array(value)
+    }
+
+    /// As ``init(decoding:)`` for an array (no generic dispatch).
+    public init(decoding bytes: [UInt8]) throws(ProtobufError) {
+        try self.init(reading: ProtobufReader(bytes))
+    }
+
+    private init(reading reader: ProtobufReader) throws(ProtobufError) {
+        var r = reader
         var padding: [UInt8] = []
         var nickname: String?
         var id: UInt64 = 0
@@ -211,23 +303,56 @@ public struct MessageEnvelope: Hashable, Sendable {
     /// - Throws: ``ThreemaError/malformedEnvelope(_:)``.
     public init<C: Collection<UInt8>>(parsing input: C) throws(ThreemaError) {
         let b = Array(input)
-        let minimum = Self.overheadByteCount + Box.tagByteCount
-        guard b.count >= minimum else { throw .malformedEnvelope(.tooShort(b.count)) }
-        guard let sender = try? ThreemaID(bytes: b[0..<8]) else { throw .malformedEnvelope(.invalidSender) }
-        guard let receiver = try? ThreemaID(bytes: b[8..<16]) else { throw .malformedEnvelope(.invalidReceiver) }
-        let m = Int(b[30]) | Int(b[31]) << 8
-        guard m <= b.count - minimum else { throw .malformedEnvelope(.metadataLengthOutOfRange(m)) }
-        guard m == 0 || m >= Box.tagByteCount else { throw .malformedEnvelope(.metadataTooShort(m)) }
-        self.sender = sender
-        self.receiver = receiver
-        messageID = le64(b, 16)
-        createdAt = le32(b, 24)
-        flags = MessageFlags(rawValue: b[28])
-        reserved = b[29]
+        let h = try b.withUnsafeBytes { p in Result { () throws(ThreemaError) in try Header(p) } }.get()
+        let m = h.metadataByteCount
+        sender = h.sender
+        receiver = h.receiver
+        messageID = h.messageID
+        createdAt = h.createdAt
+        flags = h.flags
+        reserved = h.reserved
         legacyNickname = Array(b[32..<64])
         metadataBox = m == 0 ? nil : Array(b[64..<(64 + m)])
         nonce = Array(b[(64 + m)..<(88 + m)])
         messageBox = Array(b[(88 + m)...])
+    }
+
+    /// The fixed 64-byte header of an envelope, checked: the lengths fit, both IDs are valid.
+    struct Header {
+        var sender: ThreemaID, receiver: ThreemaID, messageID: UInt64, createdAt: UInt32
+        var flags: MessageFlags, reserved: UInt8, metadataByteCount: Int
+
+        init(sender: ThreemaID, receiver: ThreemaID, messageID: UInt64, createdAt: UInt32, flags: MessageFlags,
+             reserved: UInt8, metadataByteCount: Int) {
+            self.sender = sender
+            self.receiver = receiver
+            self.messageID = messageID
+            self.createdAt = createdAt
+            self.flags = flags
+            self.reserved = reserved
+            self.metadataByteCount = metadataByteCount
+        }
+
+        init(_ b: UnsafeRawBufferPointer) throws(ThreemaError) {
+            let minimum = MessageEnvelope.overheadByteCount + Box.tagByteCount
+            guard b.count >= minimum else { throw .malformedEnvelope(.tooShort(b.count)) }
+            guard let s = try? ThreemaID(packed: UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self))) else {
+                throw .malformedEnvelope(.invalidSender)
+            }
+            guard let r = try? ThreemaID(packed: UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) else {
+                throw .malformedEnvelope(.invalidReceiver)
+            }
+            let m = Int(b[30]) | Int(b[31]) << 8
+            guard m <= b.count - minimum else { throw .malformedEnvelope(.metadataLengthOutOfRange(m)) }
+            guard m == 0 || m >= Box.tagByteCount else { throw .malformedEnvelope(.metadataTooShort(m)) }
+            sender = s
+            receiver = r
+            messageID = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            createdAt = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: 24, as: UInt32.self))
+            flags = MessageFlags(rawValue: b[28])
+            reserved = b[29]
+            metadataByteCount = m
+        }
     }
 
     init(sender: ThreemaID, receiver: ThreemaID, messageID: UInt64, createdAt: UInt32, flags: MessageFlags,
@@ -263,10 +388,7 @@ public struct MessageEnvelope: Hashable, Sendable {
     }
 
     /// The legacy nickname field as text: the bytes before the first zero, if they are UTF-8.
-    public var legacyNicknameText: String? {
-        let bytes = legacyNickname.prefix { $0 != 0 }
-        return bytes.isEmpty ? nil : String(validating: bytes, as: UTF8.self)
-    }
+    public var legacyNicknameText: String? { legacyNickname.withUnsafeBytes { Self.legacyText($0) } }
 
     /// Authenticates and decrypts the envelope for `identity` with the keys shared with its sender.
     ///
@@ -292,34 +414,163 @@ public struct MessageEnvelope: Hashable, Sendable {
     /// As ``open(as:keys:nonceStore:)`` without replay protection (for callers that track nonces
     /// themselves, and for tests).
     public func open(keys: PairKeys) throws(ThreemaError) -> IncomingMessage {
-        var plaintext: [UInt8]
-        do { plaintext = try keys.sharedKey.open(messageBox, nonce: nonce) } catch { throw .authenticationFailed }
-        defer { plaintext.secureWipe() }
+        // The fields are public and mutable, so their lengths are checked again here.
+        guard nonce.count == SecretBox.nonceByteCount, messageBox.count >= Box.tagByteCount,
+              (metadataBox?.count ?? Box.tagByteCount) >= Box.tagByteCount else { throw .authenticationFailed }
+        let header = Header(sender: sender, receiver: receiver, messageID: messageID, createdAt: createdAt,
+                            flags: flags, reserved: reserved, metadataByteCount: metadataBox?.count ?? 0)
+        return try Self.withBytes(legacyNickname, metadataBox ?? [], nonce, messageBox) { l, m, n, b throws(ThreemaError) in
+            try Self.open(header: header, legacyNickname: l, metadataBox: metadataBox == nil ? nil : m, nonce: n,
+                          messageBox: b, keys: keys)
+        }
+    }
+
+    private static func withBytes<T>(
+        _ a: [UInt8], _ b: [UInt8], _ c: [UInt8], _ d: [UInt8],
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(ThreemaError) -> T
+    ) throws(ThreemaError) -> T {
+        let r: Result<T, ThreemaError> = a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in c.withUnsafeBytes { pc in
+            d.withUnsafeBytes { pd in
+                do throws(ThreemaError) { return .success(try body(pa, pb, pc, pd)) } catch { return .failure(error) }
+            }
+        } } }
+        return try r.get()
+    }
+
+    /// The authenticated decryption of an envelope given as its parts (views into the wire bytes or
+    /// into a parsed envelope's arrays); lengths checked by the caller (boxes ≥ 16 bytes, nonce 24).
+    static func open(header h: Header, legacyNickname: UnsafeRawBufferPointer, metadataBox: UnsafeRawBufferPointer?,
+                     nonce: UnsafeRawBufferPointer, messageBox: UnsafeRawBufferPointer,
+                     keys: PairKeys) throws(ThreemaError) -> IncomingMessage {
+        // The message box straight into the array that becomes the body (no intermediate copy).
+        guard var plaintext = openBox(messageBox, nonce: nonce, key: keys.sharedKey.symmetricKey) else {
+            throw .authenticationFailed
+        }
         // Public by design from here: the authenticated plaintext, which the receiver parses (padding,
         // type, body). Tells the constant-time checker; no effect otherwise.
         plaintext.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }
         var metadata: MessageMetadata?
         if let metadataBox {
-            var raw: [UInt8]
-            do { raw = try SecretBox.open(metadataBox, using: keys.metadataKey, nonce: nonce) } catch {
-                throw .authenticationFailed
+            // Decrypted into temporary (stack) memory, decoded there and wiped.
+            let n = metadataBox.count - Box.tagByteCount
+            let decoded: Result<MessageMetadata, ThreemaError> = withUnsafeTemporaryAllocation(byteCount: max(n, 1), alignment: 16) { raw in
+                let ok = (try? SecretBox.open(metadataBox.baseAddress! + Box.tagByteCount, count: n, tag: metadataBox.baseAddress!,
+                                              into: raw.baseAddress!, using: keys.metadataKey, nonce: nonce.baseAddress!)) ?? false
+                guard ok else { return .failure(.authenticationFailed) }
+                defer { secureZero(raw) }
+                declassify(raw.baseAddress!, n)   // authenticated: parsed
+                do throws(ProtobufError) { return .success(try MessageMetadata(decoding: UnsafeRawBufferPointer(rebasing: raw[..<n]))) } catch {
+                    return .failure(.malformedMetadata(error))
+                }
             }
-            defer { raw.secureWipe() }
-            raw.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }   // authenticated: parsed
-            do { metadata = try MessageMetadata(decoding: raw) } catch { throw .malformedMetadata(error) }
-            guard metadata?.messageID == messageID else { throw .metadataMessageIDMismatch }
+            switch decoded {
+            case .success(let m): metadata = m
+            case .failure(let e):
+                plaintext.secureWipe()
+                throw e
+            }
+            guard metadata?.messageID == h.messageID else {
+                plaintext.secureWipe()
+                throw .metadataMessageIDMismatch
+            }
         }
-        let container = try MessageContainer(decoding: plaintext)
+        let container: MessageContainer
+        do { container = try MessageContainer(consuming: &plaintext) } catch {
+            plaintext.secureWipe()
+            throw error
+        }
         return IncomingMessage(
-            sender: sender, receiver: receiver, messageID: messageID,
-            createdAt: metadata?.createdAt ?? UInt64(createdAt) * 1000, flags: flags,
-            nickname: metadata?.nickname ?? legacyNicknameText, container: container, nonce: nonce,
+            sender: h.sender, receiver: h.receiver, messageID: h.messageID,
+            createdAt: metadata?.createdAt ?? UInt64(h.createdAt) * 1000, flags: h.flags,
+            nickname: metadata?.nickname ?? legacyText(legacyNickname), container: container, nonce: Array(nonce),
             metadata: metadata)
+    }
+
+    /// The legacy nickname field as text: the bytes before the first zero, if they are UTF-8.
+    static func legacyText(_ field: UnsafeRawBufferPointer) -> String? {
+        let bytes = field.prefix { $0 != 0 }
+        return bytes.isEmpty ? nil : String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Verifies and decrypts a `tag ‖ ciphertext` secretbox (at least 16 bytes) into a new array, or
+    /// `nil` when the tag does not match (nothing is released then).
+    private static func openBox(_ box: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, key: SymmetricKey) -> [UInt8]? {
+        let n = box.count - Box.tagByteCount
+        var ok = false
+        // Capacity at least 1, so that the buffer has an address even for an empty plaintext.
+        let out = [UInt8](unsafeUninitializedCapacity: max(n, 1)) { buffer, count in
+            ok = (try? SecretBox.open(box.baseAddress! + Box.tagByteCount, count: n, tag: box.baseAddress!,
+                                      into: buffer.baseAddress!, using: key, nonce: nonce.baseAddress!)) ?? false
+            count = ok ? n : 0
+        }
+        return ok ? out : nil
     }
 }
 
 /// Sealing end-to-end messages.
 public enum EndToEnd {
+    /// The sender of an envelope, from its header alone (to look up the sender's key before
+    /// ``open(_:as:keys:nonceStore:)``). Nothing is decrypted or authenticated: treat the result as a
+    /// claim until the envelope opens.
+    ///
+    /// - Throws: ``ThreemaError/malformedEnvelope(_:)``.
+    public static func sender(of envelope: [UInt8]) throws(ThreemaError) -> ThreemaID {
+        try envelope.withUnsafeBytes { p in Result { () throws(ThreemaError) in try MessageEnvelope.Header(p) } }.get().sender
+    }
+
+    /// Parses, authenticates and decrypts the wire bytes of an envelope for `identity` in one pass,
+    /// without the intermediate arrays of ``MessageEnvelope`` (the boxes are opened where they lie).
+    /// The checks and their order are those of ``MessageEnvelope/open(as:keys:nonceStore:)``, after
+    /// the header checks of ``MessageEnvelope/init(parsing:)``.
+    ///
+    /// - Throws: ``ThreemaError/malformedEnvelope(_:)`` and the errors of
+    ///   ``MessageEnvelope/open(as:keys:nonceStore:)``.
+    public static func open<S: NonceStore>(_ envelope: [UInt8], as identity: ThreemaIdentity, keys: PairKeys,
+                                           nonceStore: inout S) throws(ThreemaError) -> IncomingMessage {
+        try withParts(envelope) { h, l, m, n, b throws(ThreemaError) in
+            guard h.receiver == identity.id else { throw .wrongReceiver }
+            guard keys.contact.id == h.sender else {
+                throw .invalidArgument("the keys belong to another contact than the sender")
+            }
+            let tag = NonceTag(nonce: Array(n), identity: identity.id)
+            guard !nonceStore.contains(tag) else { throw .replayedNonce }
+            let message = try MessageEnvelope.open(header: h, legacyNickname: l, metadataBox: m, nonce: n,
+                                                   messageBox: b, keys: keys)
+            try nonceStore.insert(tag)
+            return message
+        }
+    }
+
+    /// As ``open(_:as:keys:nonceStore:)`` without the receiver check and replay protection (for
+    /// callers that track nonces themselves, and for tests): the one-pass form of
+    /// ``MessageEnvelope/open(keys:)``.
+    ///
+    /// - Throws: ``ThreemaError/malformedEnvelope(_:)`` and the errors of ``MessageEnvelope/open(keys:)``.
+    public static func open(_ envelope: [UInt8], keys: PairKeys) throws(ThreemaError) -> IncomingMessage {
+        try withParts(envelope) { h, l, m, n, b throws(ThreemaError) in
+            try MessageEnvelope.open(header: h, legacyNickname: l, metadataBox: m, nonce: n, messageBox: b, keys: keys)
+        }
+    }
+
+    /// The checked header and views of the legacy nickname, metadata box, nonce and message box.
+    private static func withParts<T>(
+        _ envelope: [UInt8],
+        _ body: (MessageEnvelope.Header, UnsafeRawBufferPointer, UnsafeRawBufferPointer?, UnsafeRawBufferPointer,
+                 UnsafeRawBufferPointer) throws(ThreemaError) -> T
+    ) throws(ThreemaError) -> T {
+        let r: Result<T, ThreemaError> = envelope.withUnsafeBytes { p in
+            do throws(ThreemaError) {
+                let h = try MessageEnvelope.Header(p)
+                let m = h.metadataByteCount
+                return .success(try body(h, UnsafeRawBufferPointer(rebasing: p[32..<64]),
+                                         m == 0 ? nil : UnsafeRawBufferPointer(rebasing: p[64..<(64 + m)]),
+                                         UnsafeRawBufferPointer(rebasing: p[(64 + m)..<(88 + m)]),
+                                         UnsafeRawBufferPointer(rebasing: p[(88 + m)...])))
+            } catch { return .failure(error) }
+        }
+        return try r.get()
+    }
+
     /// Seals `message` from `identity` to the contact of `keys`: a fresh random nonce, the container
     /// padded at random, and (by default) a metadata box. The envelope is built in one buffer and both
     /// boxes are sealed in place.

@@ -30,6 +30,21 @@ public struct ThreemaID: Hashable, Sendable, CustomStringConvertible, Comparable
         packed = v
     }
 
+    /// Validates 8 ASCII bytes packed little-endian (byte 0 lowest), as read from an envelope header.
+    ///
+    /// - Throws: ``ThreemaError/invalidIdentity``.
+    init(packed v: UInt64) throws(ThreemaError) {
+        var w = v
+        for i in 0..<8 {
+            let c = UInt8(truncatingIfNeeded: w)
+            guard (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (i == 0 && c == 0x2A) else {
+                throw .invalidIdentity
+            }
+            w >>= 8
+        }
+        packed = v
+    }
+
     /// The 8 ASCII bytes.
     public var bytes: [UInt8] { withUnsafeBytes(of: packed.littleEndian) { Array($0) } }
     /// The ID as a string.

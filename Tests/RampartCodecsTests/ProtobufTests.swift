@@ -86,6 +86,32 @@ struct ProtobufTests {
         #expect(throws: ProtobufError.wrongWireType(field: 2)) { try f.varint() }
     }
 
+    /// String fields are strict UTF-8: every classic malformation is refused, and on random and
+    /// mutated byte strings the reader agrees with the standard library's strict
+    /// `String(validating:)`.
+    @Test func stringFieldsAreStrictUTF8() throws {
+        func read(_ payload: [UInt8]) -> String? {
+            var r = ProtobufReader([0x12, UInt8(payload.count)] + payload)
+            guard let f = try? r.next() else { return nil }
+            return try? f.string()
+        }
+        let invalid: [[UInt8]] = [
+            [0x80], [0xbf], [0xc0, 0xaf], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
+            [0xf0, 0x80, 0x80, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xff], [0xc3], [0xe2, 0x82],
+            [0x41, 0xef, 0xbf], [0xef, 0xbf, 0xbd, 0x80], [0x61, 0xc3, 0x28, 0x62],
+        ]
+        for b in invalid { #expect(read(b) == nil, "\(b) accepted") }
+        let valid: [[UInt8]] = [[], [0x41], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x98, 0x80], [0xef, 0xbf, 0xbd],
+                                [0xed, 0x9f, 0xbf], [0xf4, 0x8f, 0xbf, 0xbf]]
+        for b in valid { #expect(read(b).map { Array($0.utf8) } == b, "\(b) refused") }
+        var rng = SplitMix64(seed: 0x7f8)
+        let alphabet: [UInt8] = [0x41, 0x80, 0xbf, 0xc2, 0xc3, 0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0x9f, 0xa0, 0xbd]
+        for _ in 0..<20_000 {
+            let b = (0..<Int(rng.next() % 12)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            #expect(read(b) == String(validating: b, as: UTF8.self), "\(b)")
+        }
+    }
+
     /// Random bytes: the reader ends with a field list or a typed error, never a trap.
     @Test func randomInputNeverTraps() {
         var rng = SplitMix64(seed: 0xfa11)
