@@ -221,6 +221,26 @@ public struct ProtobufWriter: Sendable {
         bytes.append(contentsOf: value)
     }
 
+    /// Appends the tag and length of a length-delimited field whose `byteCount` bytes the caller
+    /// writes next (an embedded message written in place instead of encoded apart and copied).
+    public mutating func lengthDelimitedHeader(_ field: UInt32, byteCount: Int) {
+        tag(field, 2)
+        appendVarint(UInt64(byteCount))
+    }
+
+    /// The bytes a varint takes (1 ... 10).
+    public static func varintByteCount(_ value: UInt64) -> Int { value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7 }
+
+    /// The bytes a varint field takes (tag and value).
+    public static func varintFieldByteCount(_ field: UInt32, _ value: UInt64) -> Int {
+        varintByteCount(UInt64(field) << 3) + varintByteCount(value)
+    }
+
+    /// The bytes a length-delimited field of `byteCount` bytes takes (tag, length and value).
+    public static func lengthDelimitedFieldByteCount(_ field: UInt32, byteCount: Int) -> Int {
+        varintByteCount(UInt64(field) << 3 | 2) + varintByteCount(UInt64(byteCount)) + byteCount
+    }
+
     /// Appends a string field as UTF-8.
     public mutating func string(_ field: UInt32, _ value: String) { bytes(field, Array(value.utf8)) }
 

@@ -112,6 +112,28 @@ struct ProtobufTests {
         }
     }
 
+    /// The size helpers that let callers write embedded messages in place agree with what the
+    /// writer emits, at every varint length boundary and for every field-number size.
+    @Test func sizeHelpersMatchTheWriter() {
+        var values: [UInt64] = [0, 1, 127, 128, 16383, 16384, .max, .max >> 1]
+        for k in 1..<64 { values += [(1 << UInt64(k)) - 1, 1 << UInt64(k)] }
+        for field: UInt32 in [1, 15, 16, 2047, 2048, (1 << 29) - 1] {
+            for v in values {
+                var w = ProtobufWriter()
+                w.varint(field, v)
+                #expect(ProtobufWriter.varintFieldByteCount(field, v) == w.bytes.count)
+            }
+            for n in [0, 1, 127, 128, 300, 16384] {
+                var w = ProtobufWriter()
+                w.bytes(field, [UInt8](repeating: 7, count: n))
+                #expect(ProtobufWriter.lengthDelimitedFieldByteCount(field, byteCount: n) == w.bytes.count)
+                var h = ProtobufWriter()
+                h.lengthDelimitedHeader(field, byteCount: n)
+                #expect(h.bytes == Array(w.bytes.prefix(w.bytes.count - n)))
+            }
+        }
+    }
+
     /// Random bytes: the reader ends with a field list or a typed error, never a trap.
     @Test func randomInputNeverTraps() {
         var rng = SplitMix64(seed: 0xfa11)

@@ -77,6 +77,22 @@ public struct SymmetricKey: Sendable, Equatable {
         }
     }
 
+    /// A key holding a copy of the bytes at `data` (no generic dispatch: derivations that make a
+    /// key from a digest in place call this one).
+    public init(data: UnsafeRawBufferPointer) {
+        pinnedBackend = nil
+        storage = Storage(count: data.count)
+        if let b = data.baseAddress, data.count > 0 { storage.buffer.baseAddress!.copyMemory(from: b, byteCount: data.count) }
+    }
+
+    /// A key holding a copy of `data` (no generic dispatch).
+    public init(data: [UInt8]) {
+        pinnedBackend = nil
+        let s = Storage(count: data.count)
+        storage = s
+        data.withUnsafeBytes { if let b = $0.baseAddress, $0.count > 0 { s.buffer.baseAddress!.copyMemory(from: b, byteCount: $0.count) } }
+    }
+
     /// A random key of the given size from the system generator.
     public init(size: SymmetricKeySize) {
         var rng = SystemRandomNumberGenerator()

@@ -201,14 +201,24 @@ extension Ibex {
                 if t.cause.rawValue != 0 { m.varint(1, UInt64(t.cause.rawValue)) }
                 w.bytes(5, m.bytes)
             case .encapsulated(let e):
-                var m = ProtobufWriter(reservingCapacity: 40 + e.encryptedInner.count)
-                if e.dhType.rawValue != 0 { m.varint(1, UInt64(e.dhType.rawValue)) }
-                if e.counter != 0 { m.varint(2, e.counter) }
-                if !e.encryptedInner.isEmpty { m.bytes(3, e.encryptedInner) }
-                if e.offeredVersion != 0 { m.varint(4, UInt64(e.offeredVersion)) }
-                if e.appliedVersion != 0 { m.varint(5, UInt64(e.appliedVersion)) }
-                if let g = e.groupIdentity { m.bytes(6, Ibex.encode(g)) }
-                w.bytes(6, m.bytes)
+                // The message that every chat message travels in: written in place (its length is
+                // computed first), so the ciphertext is copied once.
+                let group = e.groupIdentity.map { Ibex.encode($0) }
+                typealias W = ProtobufWriter
+                var n = 0
+                if e.dhType.rawValue != 0 { n += W.varintFieldByteCount(1, UInt64(e.dhType.rawValue)) }
+                if e.counter != 0 { n += W.varintFieldByteCount(2, e.counter) }
+                if !e.encryptedInner.isEmpty { n += W.lengthDelimitedFieldByteCount(3, byteCount: e.encryptedInner.count) }
+                if e.offeredVersion != 0 { n += W.varintFieldByteCount(4, UInt64(e.offeredVersion)) }
+                if e.appliedVersion != 0 { n += W.varintFieldByteCount(5, UInt64(e.appliedVersion)) }
+                if let group { n += W.lengthDelimitedFieldByteCount(6, byteCount: group.count) }
+                w.lengthDelimitedHeader(6, byteCount: n)
+                if e.dhType.rawValue != 0 { w.varint(1, UInt64(e.dhType.rawValue)) }
+                if e.counter != 0 { w.varint(2, e.counter) }
+                if !e.encryptedInner.isEmpty { w.bytes(3, e.encryptedInner) }
+                if e.offeredVersion != 0 { w.varint(4, UInt64(e.offeredVersion)) }
+                if e.appliedVersion != 0 { w.varint(5, UInt64(e.appliedVersion)) }
+                if let group { w.bytes(6, group) }
             }
             return w.bytes
         }

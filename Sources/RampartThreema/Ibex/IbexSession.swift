@@ -218,18 +218,17 @@ extension Ibex {
             }
             // `tag ‖ ciphertext` in one buffer: type and body are copied behind the tag's 16 bytes and
             // sealed in place (the layout of crypto_secretbox_easy).
-            var sealed = [UInt8](repeating: 0, count: 17 + body.count)
             let key = ratchet.currentEncryptionKey
             var sealFailed = false
-            sealed.withUnsafeMutableBytes { b in
-                b[16] = type
-                body.withUnsafeBytes { if let p = $0.baseAddress { (b.baseAddress! + 17).copyMemory(from: p, byteCount: $0.count) } }
-                do {
-                    try SecretBox.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: b[16...]),
-                                       tag: UnsafeMutableRawBufferPointer(rebasing: b[0..<16]), using: key, nonce: Ibex.zeroNonce)
-                } catch {
-                    sealFailed = true
+            let sealed = [UInt8](unsafeUninitializedCapacity: 17 + body.count) { buffer, count in
+                let b = UnsafeMutableRawPointer(buffer.baseAddress!)
+                b.storeBytes(of: type, toByteOffset: 16, as: UInt8.self)
+                body.withUnsafeBytes { if let p = $0.baseAddress { (b + 17).copyMemory(from: p, byteCount: $0.count) } }
+                Ibex.zeroNonce.withUnsafeBytes { n in
+                    do { try SecretBox.seal(inPlace: b + 16, count: 1 + body.count, tag: b, using: key, nonce: n.baseAddress!) }
+                    catch { sealFailed = true }
                 }
+                count = 17 + body.count
             }
             guard !sealFailed else { throw .invalidArgument("secretbox") }
             let message = Encapsulated(dhType: dhType, counter: ratchet.counter, encryptedInner: sealed,
