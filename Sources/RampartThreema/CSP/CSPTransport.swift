@@ -57,6 +57,16 @@ public enum CSP {
             return CSP.nonce(cookie, next)
         }
 
+        /// As ``current()`` without an allocation: calls `body` with the 24 nonce bytes.
+        func withCurrent<T>(_ body: (UnsafeRawPointer) -> T) throws(ThreemaError) -> T {
+            guard next != .max, cookie.count == CSP.cookieLength else { throw .csp(.sequenceNumberExhausted) }
+            var n: (UInt64, UInt64, UInt64) = (0, 0, next.littleEndian)
+            return withUnsafeMutableBytes(of: &n) { b in
+                cookie.withUnsafeBytes { b.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: CSP.cookieLength) }
+                return body(UnsafeRawPointer(b.baseAddress!))
+            }
+        }
+
         mutating func advance() { next += 1 }
     }
 
@@ -80,7 +90,7 @@ public enum CSP {
         ///   prefix outside ``minimumFrameLength``...``maximumFrameLength``; the decoder is unchanged
         ///   then (the boxes completed before the bad prefix are not returned either).
         public mutating func decode<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> [[UInt8]] {
-            try decodeAtomically(Array(chunk)[...])
+            try decodeAtomically(Array(chunk)[...]).map { Array($0) }
         }
 
         /// What ``restore(_:completed:)`` needs to undo a decode: the header bytes, the length of
@@ -97,7 +107,7 @@ public enum CSP {
         /// the first completed box's prefix, or the current body's prefix when none completed. The
         /// decoder works in place (no copy of a buffered frame per chunk), so 1-byte chunks cost
         /// linear time.
-        mutating func restore(_ mark: Mark, completed boxes: [[UInt8]]) {
+        mutating func restore(_ mark: Mark, completed boxes: [ArraySlice<UInt8>]) {
             if let first = boxes.first {
                 body = Array(first.prefix(mark.bodyCount))
             } else {
@@ -108,9 +118,9 @@ public enum CSP {
         }
 
         /// ``decodeInPlace(_:into:)`` that leaves the decoder unchanged when it throws.
-        mutating func decodeAtomically(_ input: ArraySlice<UInt8>) throws(ThreemaError) -> [[UInt8]] {
+        mutating func decodeAtomically(_ input: ArraySlice<UInt8>) throws(ThreemaError) -> [ArraySlice<UInt8>] {
             let m = mark
-            var boxes: [[UInt8]] = []
+            var boxes: [ArraySlice<UInt8>] = []
             do { try decodeInPlace(input, into: &boxes) } catch {
                 restore(m, completed: boxes)
                 throw error
@@ -118,7 +128,7 @@ public enum CSP {
             return boxes
         }
 
-        private mutating func decodeInPlace(_ input: ArraySlice<UInt8>, into boxes: inout [[UInt8]]) throws(ThreemaError) {
+        private mutating func decodeInPlace(_ input: ArraySlice<UInt8>, into boxes: inout [ArraySlice<UInt8>]) throws(ThreemaError) {
             var rest = input
             while !rest.isEmpty {
                 if expected < 0 {
@@ -132,7 +142,7 @@ public enum CSP {
                     expected = length
                     if rest.count >= length {
                         // The whole box is here: no intermediate buffer.
-                        boxes.append(Array(rest.prefix(length)))
+                        boxes.append(rest.prefix(length))
                         rest = rest.dropFirst(length)
                         header = []
                         expected = -1
@@ -144,7 +154,7 @@ public enum CSP {
                 body += rest.prefix(take)
                 rest = rest.dropFirst(take)
                 guard body.count == expected else { break }
-                boxes.append(body)
+                boxes.append(body[...])
                 body = []
                 header = []
                 expected = -1
@@ -181,21 +191,23 @@ public enum CSP {
         public mutating func seal(type: UInt8, data: [UInt8]) throws(ThreemaError) -> [UInt8] {
             let length = Box.tagByteCount + 4 + data.count
             guard length <= CSP.maximumFrameLength else { throw .csp(.frameTooLarge(length)) }
-            let nonce = try sending.current()
             // One buffer: length ‖ tag ‖ (type ‖ reserved ‖ data), sealed in place.
-            var frame = [UInt8](repeating: 0, count: 2 + length)
-            frame[0] = UInt8(truncatingIfNeeded: length)
-            frame[1] = UInt8(truncatingIfNeeded: length >> 8)
-            frame[18] = type
-            frame.replaceSubrange(22..<(22 + data.count), with: data)
-            let sealed: Bool = frame.withUnsafeMutableBytes { buf in
-                do {
-                    try key.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: buf[18...]),
-                                 tag: UnsafeMutableRawBufferPointer(rebasing: buf[2..<18]), nonce: nonce)
-                    return true
-                } catch {
-                    return false
+            let key = self.key.symmetricKey
+            let sealed: Bool
+            var frame: [UInt8] = []
+            sealed = try sending.withCurrent { nonce in
+                var ok = false
+                frame = [UInt8](unsafeUninitializedCapacity: 2 + length) { buffer, count in
+                    let b = UnsafeMutableRawPointer(buffer.baseAddress!)
+                    b.storeBytes(of: UInt16(length).littleEndian, as: UInt16.self)
+                    b.storeBytes(of: type, toByteOffset: 18, as: UInt8.self)
+                    (b + 19).initializeMemory(as: UInt8.self, repeating: 0, count: 3)
+                    data.withUnsafeBytes { if $0.count > 0 { (b + 22).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+                    ok = (try? SecretBox.seal(inPlace: b + 18, count: length - Box.tagByteCount, tag: b + 2, using: key,
+                                              nonce: nonce)) != nil
+                    count = 2 + length
                 }
+                return ok
             }
             guard sealed else { throw .invalidArgument("box") }
             sending.advance()
@@ -215,6 +227,11 @@ public enum CSP {
         ///   is unchanged then and no payload of the chunk is released.
         public mutating func receive<C: Collection<UInt8>>(_ chunk: C) throws(ThreemaError) -> [Payload] {
             try receiveAtomically(Array(chunk)[...], accepting: { _ in true })
+        }
+
+        /// The generic `receive` for an array (no generic dispatch, no copy of the chunk).
+        public mutating func receive(_ chunk: [UInt8]) throws(ThreemaError) -> [Payload] {
+            try receiveAtomically(chunk[...], accepting: { _ in true })
         }
 
         /// Decodes, opens and parses in place; on any failure (or a payload `accepting` refuses,
@@ -241,24 +258,38 @@ public enum CSP {
         }
 
         /// Opens one frame's box with the next receiving sequence number.
-        mutating func open(_ box: [UInt8]) throws(ThreemaError) -> Payload {
-            let nonce = try receiving.current()
-            // Opened in place: the container is `buffer[16...]` afterwards.
-            var buffer = box
-            defer { buffer.secureWipe() }
-            let opened: Bool = buffer.withUnsafeMutableBytes { buf in
-                guard buf.count >= CSP.minimumFrameLength else { return false }
-                do {
-                    try key.open(inPlace: UnsafeMutableRawBufferPointer(rebasing: buf[16...]),
-                                 tag: UnsafeRawBufferPointer(rebasing: buf[0..<16]), nonce: nonce)
-                    return true
-                } catch {
-                    return false
+        mutating func open(_ box: ArraySlice<UInt8>) throws(ThreemaError) -> Payload {
+            guard box.count >= CSP.minimumFrameLength else {
+                throw .csp(.authenticationFailed(.frame(sequenceNumber: receiving.next)))
+            }
+            // Verified and decrypted straight into the array that becomes the payload's data.
+            let n = box.count - Box.tagByteCount
+            let key = self.key.symmetricKey
+            var opened = false
+            var container = try receiving.withCurrent { nonce in
+                [UInt8](unsafeUninitializedCapacity: n) { buffer, count in
+                    box.withUnsafeBytes { b in
+                        opened = (try? SecretBox.open(b.baseAddress! + Box.tagByteCount, count: n, tag: b.baseAddress!,
+                                                      into: buffer.baseAddress!, using: key, nonce: nonce)) ?? false
+                    }
+                    count = opened ? n : 0
                 }
             }
             guard opened else { throw .csp(.authenticationFailed(.frame(sequenceNumber: receiving.next))) }
-            buffer.withUnsafeBytes { declassify($0.baseAddress! + 16, $0.count - 16) }   // authenticated: parsed
-            let payload = try Payload(type: buffer[16], data: Array(buffer[20...]))
+            container.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }   // authenticated: parsed
+            let type = container[0]
+            container.removeFirst(4)
+            let payload: Payload
+            do { payload = try Payload(type: type, data: container) } catch {
+                container.secureWipe()
+                throw error
+            }
+            // Echo and opaque payloads keep this array as their data; the parsed types copied what
+            // they keep, so the decrypted container is wiped.
+            switch payload {
+            case .echoRequest, .echoResponse, .opaque: break
+            default: container.secureWipe()
+            }
             receiving.advance()
             return payload
         }
