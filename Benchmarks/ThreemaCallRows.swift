@@ -83,7 +83,7 @@ func threemaCallRows() -> [Row] {
                 consume(out.baseAddress!)
             }]
             do {   // Rampart's AES.GCM.open alone on the same inputs: the layer's own cost is the difference.
-                let c = try! AES.Cipher(key: pcmfk)
+                let c = try! AES.Cipher(gcmKey: SymmetricKey(data: pcmfk))
                 let sk = OpenState(pristine)
                 cs.append(Contender(implementation: "rampart-gcm-only") {
                     if sk.i == ring { sk.i = 0 }

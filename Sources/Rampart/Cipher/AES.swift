@@ -36,23 +36,41 @@ extension AES {
             let hardware: Bool
             let keyByteCount: Int
 
-            convenience init(key: UnsafeRawBufferPointer, backend: Backend) throws(RampartError) {
+            /// Whether the GHASH power table for AES-GCM is in ``ghashTable`` (hardware kernels only).
+            let ghashPrepared: Bool
+
+            convenience init(key: UnsafeRawBufferPointer, backend: Backend, prepareGHASH: Bool = false) throws(RampartError) {
                 let n = key.count
                 guard n == 16 || n == 24 || n == 32, let base = key.baseAddress else { throw .invalidKeyLength }
-                self.init(checkedKey: base, count: n, backend: backend)
+                self.init(checkedKey: base, count: n, backend: backend, prepareGHASH: prepareGHASH)
             }
 
             /// `n` is 16, 24 or 32 (the caller checked).
-            init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend) {
+            init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend, prepareGHASH: Bool = false) {
                 raw = UnsafeMutableRawPointer.allocate(byteCount: Schedule.size, alignment: 64)
                 raw.initializeMemory(as: UInt8.self, repeating: 0, count: Schedule.size)
                 keyByteCount = n
                 if Kernels.aes.runs(on: backend) {
                     hardware = true
                     rounds = AESKernel.expandKey(base, n, raw, raw + Schedule.decryptionOffset)
+                    // The GHASH key H = E_K(0^128) and its eight-block powers, once per key (what an
+                    // OpenSSL EVP context keeps between calls).
+                    if prepareGHASH && Kernels.ghash.isActive {
+                        let r = raw, nr = rounds
+                        var h = SIMD16<UInt8>()
+                        withUnsafeMutableBytes(of: &h) { hb in
+                            AESKernel.encryptECB(UnsafeRawPointer(r), nr, UnsafeRawPointer(hb.baseAddress!), hb.baseAddress!, 1)
+                            GHASHKernel.precompute(UnsafeRawPointer(hb.baseAddress!), r + Schedule.ghashOffset, true)
+                        }
+                        wipe(&h)
+                        ghashPrepared = true
+                    } else {
+                        ghashPrepared = false
+                    }
                     return
                 }
                 hardware = false
+                ghashPrepared = false
                 rounds = AESPortableCore.expandKey(base, n, raw.assumingMemoryBound(to: UInt64.self))
             }
 
@@ -61,8 +79,11 @@ extension AES {
                 raw.deallocate()
             }
 
-            static let size = 1024
+            static let size = 1024 + 256
             static let decryptionOffset = 256
+            /// The GHASH power table of a cipher prepared for GCM (256 bytes).
+            static let ghashOffset = 1024
+            var ghashTable: UnsafeRawPointer { UnsafeRawPointer(raw + Schedule.ghashOffset) }
 
             var enc: UnsafeRawPointer { UnsafeRawPointer(raw) }
             var dec: UnsafeRawPointer { UnsafeRawPointer(raw + Schedule.decryptionOffset) }
@@ -87,6 +108,19 @@ extension AES {
         @_spi(Testing)
         public init(key: SymmetricKey, backend: Backend) throws(RampartError) {
             schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in try Schedule(key: k, backend: backend) }
+        }
+
+        /// A cipher for ``AES/GCM``: with the hardware kernels it also holds the GHASH key H and its
+        /// powers, computed once here (and wiped with the key), so that every `AES.GCM` call with it
+        /// skips that setup: the analog of an OpenSSL EVP context initialised with the key. Any
+        /// other use of the cipher is unchanged.
+        ///
+        /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 16, 24 or 32 bytes.
+        public init(gcmKey key: SymmetricKey) throws(RampartError) {
+            let backend = key.backend
+            schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in
+                try Schedule(key: k, backend: backend, prepareGHASH: true)
+            }
         }
 
         /// Key bytes pinned to one implementation.

@@ -256,15 +256,20 @@ enum GCMEngine {
         withScratch { s in
             let state = s + stateOffset, counter = s + counterOffset, j0 = s + j0Offset
             let block = s + blockOffset, hkey = s + keyOffset
-            // H = E_K(0^128).
-            cipher.ecbEncrypt(UnsafeRawPointer(hkey), hkey, 1)
             // The GHASH kernel runs with the AES kernel (`Kernels.ghash` is active only when
             // `Kernels.aes` is).
             let clmul = cipher.schedule.hardware && Kernels.ghash.isActive
-            // The eight-block powers only when some GHASH call will take eight blocks at once.
-            let allPowers = input.count >= 128 || aad.count >= 128 || (nonce.count != 12 && nonce.count >= 128)
-            if clmul { GHASHKernel.precompute(UnsafeRawPointer(hkey), s + tableOffset, allPowers) }
-            var portableKey = GHASHPortableKey(hashKey: UnsafeRawPointer(hkey))
+            // A cipher made with `init(gcmKey:)` holds the power table already; otherwise
+            // H = E_K(0^128) and the table are computed here, the eight-block powers only when some
+            // GHASH call will take eight blocks at once.
+            let prepared = clmul && cipher.schedule.ghashPrepared
+            let table = prepared ? cipher.schedule.ghashTable : UnsafeRawPointer(s + tableOffset)
+            if !prepared {
+                cipher.ecbEncrypt(UnsafeRawPointer(hkey), hkey, 1)
+                let allPowers = input.count >= 128 || aad.count >= 128 || (nonce.count != 12 && nonce.count >= 128)
+                if clmul { GHASHKernel.precompute(UnsafeRawPointer(hkey), s + tableOffset, allPowers) }
+            }
+            var portableKey = clmul ? nil : GHASHPortableKey(hashKey: UnsafeRawPointer(hkey))
             defer { wipe(&portableKey) }
 
             /// Absorbs `count` bytes, zero-padding the last partial block.
@@ -281,8 +286,8 @@ enum GCMEngine {
             }
             func absorbBlocks(_ p: UnsafeRawPointer, _ n: Int) {
                 guard n > 0 else { return }
-                if clmul { GHASHKernel.absorb(UnsafeRawPointer(s + tableOffset), state, p, n); return }
-                GHASHPortable.absorb(portableKey, state, p, n)
+                if clmul { GHASHKernel.absorb(table, state, p, n); return }
+                GHASHPortable.absorb(portableKey!, state, p, n)
             }
             func absorbLengths(_ a: Int, _ b: Int) {
                 block.storeBE64(UInt64(a) &* 8, 0)
@@ -313,10 +318,10 @@ enum GCMEngine {
                 if whole > 0 {
                     if clmul && GHASHKernel.stitchesGCM {
                         if sealing {
-                            GHASHKernel.gcmEncrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
+                            GHASHKernel.gcmEncrypt(cipher.schedule.enc, cipher.schedule.rounds, table,
                                                    counter, state, src, dst, whole)
                         } else {
-                            GHASHKernel.gcmDecrypt(cipher.schedule.enc, cipher.schedule.rounds, UnsafeRawPointer(s + tableOffset),
+                            GHASHKernel.gcmDecrypt(cipher.schedule.enc, cipher.schedule.rounds, table,
                                                    counter, state, src, dst, whole)
                         }
                     } else {

@@ -463,7 +463,7 @@ extension GroupCall {
 
     /// The AES-256 cipher of a media key's PCMFK.
     static func cipher(_ key: MediaKey, _ keyHash: SymmetricKey) throws(ThreemaError) -> AES.Cipher {
-        do { return try AES.Cipher(key: key.frameKey(keyHash: keyHash)) } catch {
+        do { return try AES.Cipher(gcmKey: key.frameKey(keyHash: keyHash)) } catch {
             throw .invalidArgument("PCMFK: \(error)")   // unreachable: PCMFK has 32 bytes
         }
     }
