@@ -442,37 +442,54 @@ public struct MessageEnvelope: Hashable, Sendable {
     static func open(header h: Header, legacyNickname: UnsafeRawBufferPointer, metadataBox: UnsafeRawBufferPointer?,
                      nonce: UnsafeRawBufferPointer, messageBox: UnsafeRawBufferPointer,
                      keys: PairKeys) throws(ThreemaError) -> IncomingMessage {
-        // The message box straight into the array that becomes the body (no intermediate copy).
-        guard var plaintext = openBox(messageBox, nonce: nonce, key: keys.sharedKey.symmetricKey) else {
-            throw .authenticationFailed
-        }
-        // Public by design from here: the authenticated plaintext, which the receiver parses (padding,
-        // type, body). Tells the constant-time checker; no effect otherwise.
-        plaintext.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }
+        var plaintext: [UInt8]
         var metadata: MessageMetadata?
         if let metadataBox {
-            // Decrypted into temporary (stack) memory, decoded there and wiped.
-            let n = metadataBox.count - Box.tagByteCount
-            let decoded: Result<MessageMetadata, ThreemaError> = withUnsafeTemporaryAllocation(byteCount: max(n, 1), alignment: 16) { raw in
-                let ok = (try? SecretBox.open(metadataBox.baseAddress! + Box.tagByteCount, count: n, tag: metadataBox.baseAddress!,
-                                              into: raw.baseAddress!, using: keys.metadataKey, nonce: nonce.baseAddress!)) ?? false
-                guard ok else { return .failure(.authenticationFailed) }
-                defer { secureZero(raw) }
-                declassify(raw.baseAddress!, n)   // authenticated: parsed
-                do throws(ProtobufError) { return .success(try MessageMetadata(decoding: UnsafeRawBufferPointer(rebasing: raw[..<n]))) } catch {
-                    return .failure(.malformedMetadata(error))
+            // Both boxes share the nonce: verified together (their subkeys computed at once), the
+            // message box straight into the array that becomes the body, the metadata into
+            // temporary (stack) memory where it is decoded and wiped.
+            let m = metadataBox.count - Box.tagByteCount, c = messageBox.count - Box.tagByteCount
+            let opened: Result<([UInt8], MessageMetadata), ThreemaError> =
+                withUnsafeTemporaryAllocation(byteCount: max(m, 1), alignment: 16) { raw in
+                    var ok = false
+                    var body = [UInt8](unsafeUninitializedCapacity: max(c, 1)) { buffer, count in
+                        ok = (try? SecretBox.openPair(metadataBox.baseAddress! + Box.tagByteCount, count: m,
+                                                      tag: metadataBox.baseAddress!, into: raw.baseAddress!, using: keys.metadataKey,
+                                                      messageBox.baseAddress! + Box.tagByteCount, count: c,
+                                                      tag: messageBox.baseAddress!, into: buffer.baseAddress!,
+                                                      using: keys.sharedKey.symmetricKey, nonce: nonce.baseAddress!)) ?? false
+                        count = ok ? c : 0
+                    }
+                    guard ok else { return .failure(.authenticationFailed) }
+                    defer { secureZero(raw) }
+                    // Public by design from here: the authenticated plaintexts, which the receiver
+                    // parses. Tells the constant-time checker; no effect otherwise.
+                    declassify(raw.baseAddress!, m)
+                    body.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }
+                    do throws(ProtobufError) {
+                        return .success((body, try MessageMetadata(decoding: UnsafeRawBufferPointer(rebasing: raw[..<m]))))
+                    } catch {
+                        body.secureWipe()
+                        return .failure(.malformedMetadata(error))
+                    }
                 }
-            }
-            switch decoded {
-            case .success(let m): metadata = m
-            case .failure(let e):
-                plaintext.secureWipe()
-                throw e
+            switch opened {
+            case .success(let (b, md)):
+                plaintext = b
+                metadata = md
+            case .failure(let e): throw e
             }
             guard metadata?.messageID == h.messageID else {
                 plaintext.secureWipe()
                 throw .metadataMessageIDMismatch
             }
+        } else {
+            // The message box straight into the array that becomes the body (no intermediate copy).
+            guard let p = openBox(messageBox, nonce: nonce, key: keys.sharedKey.symmetricKey) else {
+                throw .authenticationFailed
+            }
+            plaintext = p
+            plaintext.withUnsafeBytes { if let p = $0.baseAddress { declassify(p, $0.count) } }
         }
         let container: MessageContainer
         do { container = try MessageContainer(consuming: &plaintext) } catch {
@@ -656,26 +673,24 @@ public enum EndToEnd {
             p.storeBytes(of: UInt16(metaBoxLength).littleEndian, toByteOffset: 30, as: UInt16.self)
             (p + 32).initializeMemory(as: UInt8.self, repeating: 0, count: 32)
             if legacyNeeded, nickname.count > 0 { (p + 32).copyMemory(from: nickname.baseAddress!, byteCount: nickname.count) }
-            var o = 64
             let n = p + 64 + metaBoxLength
             n.copyMemory(from: nonce, byteCount: 24)
-            if withMetadata {
-                MessageMetadata.encode(nickname: message.nickname == nil ? nil : nickname, messageID: message.messageID,
-                                       createdAt: message.createdAt, into: p + o + 16)
-                do {
-                    try SecretBox.seal(inPlace: p + o + 16, count: metadataLength, tag: p + o, using: keys.metadataKey,
-                                       nonce: UnsafeRawPointer(n))
-                } catch { failed = true }
-                o += metaBoxLength
-            }
-            o += 24
-            let c = p + o + 16
+            let boxTag = n + 24, c = n + 24 + 16
             c.storeBytes(of: message.container.type.rawValue, as: UInt8.self)
             body.withUnsafeBytes { if $0.count > 0 { (c + 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
             (c + 1 + body.count).initializeMemory(as: UInt8.self, repeating: UInt8(paddingLength), count: paddingLength)
             do {
-                try SecretBox.seal(inPlace: c, count: containerLength, tag: p + o, using: keys.sharedKey.symmetricKey,
-                                   nonce: UnsafeRawPointer(n))
+                if withMetadata {
+                    // Both boxes share the nonce: sealed together (their subkeys computed at once).
+                    MessageMetadata.encode(nickname: message.nickname == nil ? nil : nickname, messageID: message.messageID,
+                                           createdAt: message.createdAt, into: p + 64 + 16)
+                    try SecretBox.sealPair(inPlace: p + 64 + 16, count: metadataLength, tag: p + 64, using: keys.metadataKey,
+                                           inPlace: c, count: containerLength, tag: boxTag, using: keys.sharedKey.symmetricKey,
+                                           nonce: UnsafeRawPointer(n))
+                } else {
+                    try SecretBox.seal(inPlace: c, count: containerLength, tag: boxTag, using: keys.sharedKey.symmetricKey,
+                                       nonce: UnsafeRawPointer(n))
+                }
             } catch { failed = true }
             count = total
         }

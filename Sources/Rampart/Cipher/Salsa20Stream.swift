@@ -350,6 +350,32 @@ func xsalsa20InputCore(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ cou
     return x
 }
 
+/// The XSalsa20 input blocks (counter 0) of two keys under one nonce, their two HSalsa20 chains
+/// interleaved: about the time of one (the chain is latency-bound). For the two boxes of a Threema
+/// envelope, which share the nonce.
+@usableFromInline @inline(never)
+func xsalsa20InputPairCore(_ keyA: UnsafeRawPointer, _ keyB: UnsafeRawPointer, _ nonce: UnsafeRawPointer,
+                           _ z: SIMD4<UInt32>) -> (SIMD16<UInt32>, SIMD16<UInt32>) {
+    let n0 = nonce.loadLE32(0), n1 = nonce.loadLE32(4), n2 = nonce.loadLE32(8), n3 = nonce.loadLE32(12)
+    var a = salsa20Diagonal(salsa20Input(key: keyA, n0, n1, n2, n3))
+    var b = salsa20Diagonal(salsa20Input(key: keyB, n0, n1, n2, n3))
+    var i = 0
+    while i < 10 {
+        a.doubleRounds(1, z: z)
+        b.doubleRounds(1, z: z)
+        i &+= 1
+    }
+    let n4 = nonce.loadLE32(16), n5 = nonce.loadLE32(20)
+    // Subkey words as in xsalsa20InputCore.
+    let xa = SIMD16(salsaSigma.0, a.a[0], a.a[1], a.a[2], a.a[3], salsaSigma.1, n4, n5, 0, 0,
+                    salsaSigma.2, a.d[2], a.c[3], a.c[0], a.b[1], salsaSigma.3)
+    let xb = SIMD16(salsaSigma.0, b.a[0], b.a[1], b.a[2], b.a[3], salsaSigma.1, n4, n5, 0, 0,
+                    salsaSigma.2, b.d[2], b.c[3], b.c[0], b.b[1], salsaSigma.3)
+    wipe(&a)
+    wipe(&b)
+    return (xa, xb)
+}
+
 /// HSalsa20 (the `crypto_core_hsalsa20` of NaCl): a 32-byte key and a 16-byte input to a 32-byte
 /// pseudorandom output. The key-derivation step of XSalsa20 and of NaCl's `crypto_box_beforenm`.
 public enum HSalsa20 {

@@ -180,6 +180,62 @@ public enum SecretBox {
         }
     }
 
+    /// Two boxes under one nonce, `a` with `keyA` and `b` with `keyB`, sealed in place (the
+    /// metadata and message boxes of a Threema envelope): when both are short their HSalsa20 subkeys
+    /// are computed together; otherwise as two ``seal(inPlace:count:tag:using:nonce:)`` calls.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength``.
+    package static func sealPair(inPlace a: UnsafeMutableRawPointer, count countA: Int, tag tagA: UnsafeMutableRawPointer,
+                                 using keyA: SymmetricKey, inPlace b: UnsafeMutableRawPointer, count countB: Int,
+                                 tag tagB: UnsafeMutableRawPointer, using keyB: SymmetricKey,
+                                 nonce: UnsafeRawPointer) throws(RampartError) {
+        let hardware = Kernels.salsa20.runs(on: keyA.backend)
+        let limit = secretBoxShortLimit(hardware: hardware)
+        guard hardware == Kernels.salsa20.runs(on: keyB.backend), countA <= limit, countB <= limit else {
+            try seal(inPlace: a, count: countA, tag: tagA, using: keyA, nonce: nonce)
+            try seal(inPlace: b, count: countB, tag: tagB, using: keyB, nonce: nonce)
+            return
+        }
+        guard keyA.byteCount == 32, keyB.byteCount == 32 else { throw .invalidKeyLength }
+        keyA.withUnsafeBytes { ka in
+            keyB.withUnsafeBytes { kb in
+                secretBoxSealShortPair(a, countA, tagA: tagA, keyA: ka.baseAddress!, b, countB, tagB: tagB,
+                                       keyB: kb.baseAddress!, nonce: nonce, hardware: hardware)
+            }
+        }
+    }
+
+    /// Verifies two boxes under one nonce and, only if both tags match, writes both plaintexts
+    /// (``open(_:count:tag:into:using:nonce:)`` for each, the subkeys computed together when both
+    /// are short). Returns whether both matched; otherwise neither plaintext is written.
+    ///
+    /// - Throws: ``RampartError/invalidKeyLength``.
+    package static func openPair(_ srcA: UnsafeRawPointer, count countA: Int, tag tagA: UnsafeRawPointer,
+                                 into dstA: UnsafeMutableRawPointer, using keyA: SymmetricKey,
+                                 _ srcB: UnsafeRawPointer, count countB: Int, tag tagB: UnsafeRawPointer,
+                                 into dstB: UnsafeMutableRawPointer, using keyB: SymmetricKey,
+                                 nonce: UnsafeRawPointer) throws(RampartError) -> Bool {
+        let hardware = Kernels.salsa20.runs(on: keyA.backend)
+        let limit = secretBoxShortLimit(hardware: hardware)
+        guard hardware == Kernels.salsa20.runs(on: keyB.backend), countA <= limit, countB <= limit else {
+            // Long boxes: B is verified into its destination only after A has verified; if B then
+            // fails, A's plaintext is wiped again.
+            guard try open(srcA, count: countA, tag: tagA, into: dstA, using: keyA, nonce: nonce) else { return false }
+            guard try open(srcB, count: countB, tag: tagB, into: dstB, using: keyB, nonce: nonce) else {
+                secureZero(UnsafeMutableRawBufferPointer(start: dstA, count: countA))
+                return false
+            }
+            return true
+        }
+        guard keyA.byteCount == 32, keyB.byteCount == 32 else { throw .invalidKeyLength }
+        return keyA.withUnsafeBytes { ka in
+            keyB.withUnsafeBytes { kb in
+                secretBoxOpenShortPair(srcA, dstA, countA, tagA: tagA, keyA: ka.baseAddress!, srcB, dstB, countB, tagB: tagB,
+                                       keyB: kb.baseAddress!, nonce: nonce, hardware: hardware)
+            }
+        }
+    }
+
     // MARK: Raw buffers
 
     /// Encrypts `buffer` in place and writes the 16-byte tag to `tag`.
@@ -380,6 +436,67 @@ func secretBoxOpenShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
                                      UnsafeRawBufferPointer(start: tag, count: 16))
         if ok { xorKeystream(dst, src, ks + 32, count) }
         return ok
+    }
+}
+
+// MARK: Two short boxes under one nonce
+
+/// Seals two short messages in place under two keys and one nonce (each `count ≤
+/// secretBoxShortLimit(hardware:)`): the two HSalsa20 subkeys in one interleaved computation, then
+/// each box as ``secretBoxSealShort``.
+@inline(never)
+func secretBoxSealShortPair(_ a: UnsafeMutableRawPointer, _ countA: Int, tagA: UnsafeMutableRawPointer, keyA: UnsafeRawPointer,
+                            _ b: UnsafeMutableRawPointer, _ countB: Int, tagB: UnsafeMutableRawPointer, keyB: UnsafeRawPointer,
+                            nonce: UnsafeRawPointer, hardware: Bool) {
+    var (xa, xb) = xsalsa20InputPairCore(keyA, keyB, nonce, .zero)
+    @inline(__always) func seal(_ x: SIMD16<UInt32>, _ p: UnsafeMutableRawPointer, _ count: Int, _ tag: UnsafeMutableRawPointer) {
+        withScratch { ks in
+            secretBoxKeystream(x, count + 32, ks, hardware: hardware)
+            var mac = Poly1305State(key: ks)
+            xorKeystream(p, UnsafeRawPointer(p), ks + 32, count)
+            mac.update(p, count)
+            mac.finalize(into: tag)
+            wipe(&mac)
+        }
+    }
+    seal(xa, a, countA, tagA)
+    seal(xb, b, countB, tagB)
+    wipe(&xa)
+    wipe(&xb)
+}
+
+/// Verifies two short boxes under two keys and one nonce and, only if both tags match, decrypts
+/// both (`srcA → dstA`, `srcB → dstB`; each pair the same buffer or disjoint). Returns whether both
+/// matched; otherwise nothing is written.
+@inline(never)
+func secretBoxOpenShortPair(_ srcA: UnsafeRawPointer, _ dstA: UnsafeMutableRawPointer, _ countA: Int, tagA: UnsafeRawPointer,
+                            keyA: UnsafeRawPointer, _ srcB: UnsafeRawPointer, _ dstB: UnsafeMutableRawPointer, _ countB: Int,
+                            tagB: UnsafeRawPointer, keyB: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
+    var (xa, xb) = xsalsa20InputPairCore(keyA, keyB, nonce, .zero)
+    defer {
+        wipe(&xa)
+        wipe(&xb)
+    }
+    return withScratch { ka in
+        withScratch { kb in
+            secretBoxKeystream(xa, countA + 32, ka, hardware: hardware)
+            secretBoxKeystream(xb, countB + 32, kb, hardware: hardware)
+            var mac = Poly1305State(key: ka)
+            mac.update(srcA, countA)
+            mac.finalize(into: ka + 512)
+            mac = Poly1305State(key: kb)
+            mac.update(srcB, countB)
+            mac.finalize(into: kb + 512)
+            wipe(&mac)
+            let okA = ConstantTime.equals(UnsafeRawBufferPointer(start: ka + 512, count: 16), UnsafeRawBufferPointer(start: tagA, count: 16))
+            let okB = ConstantTime.equals(UnsafeRawBufferPointer(start: kb + 512, count: 16), UnsafeRawBufferPointer(start: tagB, count: 16))
+            let ok = okA && okB
+            if ok {
+                xorKeystream(dstA, srcA, ka + 32, countA)
+                xorKeystream(dstB, srcB, kb + 32, countB)
+            }
+            return ok
+        }
     }
 }
 

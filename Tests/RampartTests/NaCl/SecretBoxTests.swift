@@ -156,6 +156,55 @@ struct SecretBoxTests {
         }
     }
 
+    /// The paired entry points (two keys, one nonce; the Threema envelope's two boxes) must give
+    /// exactly the boxes of two single seals, on both sides of the short-path limit and on both
+    /// backends; openPair writes nothing unless both tags verify.
+    @Test("Paired seal and open equal two single ones; a bad tag on either side releases nothing", arguments: backends)
+    func pairs(_ backend: Backend) throws {
+        let keyA = SymmetricKey(data: pattern(32, seed: 3)).pinned(to: backend)
+        let keyB = SymmetricKey(data: pattern(32, seed: 4)).pinned(to: backend)
+        let lengths = [0, 1, 15, 16, 17, 31, 32, 33, 40, 95, 96, 97, 200, 224, 225, 256, 300, 479, 480, 481, 600, 1500]
+        var r: UInt64 = 7
+        for la in lengths {
+            for _ in 0..<3 {
+                r = r &* 6364136223846793005 &+ 1442695040888963407
+                let lb = lengths[Int(r >> 33) % lengths.count]
+                let a = pattern(la, seed: UInt8(truncatingIfNeeded: la)), b = pattern(lb, seed: UInt8(truncatingIfNeeded: lb &+ 9))
+                let want = (try SecretBox.seal(a, using: keyA, nonce: nonce), try SecretBox.seal(b, using: keyB, nonce: nonce))
+                var pa = [UInt8](repeating: 0, count: 16) + a, pb = [UInt8](repeating: 0, count: 16) + b
+                try pa.withUnsafeMutableBytes { ba in try pb.withUnsafeMutableBytes { bb in try nonce.withUnsafeBytes { n in
+                    try SecretBox.sealPair(inPlace: ba.baseAddress! + 16, count: la, tag: ba.baseAddress!, using: keyA,
+                                           inPlace: bb.baseAddress! + 16, count: lb, tag: bb.baseAddress!, using: keyB,
+                                           nonce: n.baseAddress!)
+                } } }
+                #expect(pa == want.0 && pb == want.1, "sealPair \(la)/\(lb) \(backend)")
+                // Open: intact, then each side with one flipped bit (tag or ciphertext).
+                for flip in [nil, 0, 1] as [Int?] {
+                    var ca = want.0, cb = want.1
+                    if flip == 0 { ca[Int(r >> 40) % ca.count] ^= 0x20 }
+                    if flip == 1 { cb[Int(r >> 40) % cb.count] ^= 0x04 }
+                    var oa = [UInt8](repeating: 0xAA, count: max(la, 1)), ob = [UInt8](repeating: 0xBB, count: max(lb, 1))
+                    let ok = try ca.withUnsafeBytes { sa in try cb.withUnsafeBytes { sb in try nonce.withUnsafeBytes { n in
+                        try oa.withUnsafeMutableBytes { da in try ob.withUnsafeMutableBytes { db in
+                            try SecretBox.openPair(sa.baseAddress! + 16, count: la, tag: sa.baseAddress!, into: da.baseAddress!,
+                                                   using: keyA, sb.baseAddress! + 16, count: lb, tag: sb.baseAddress!,
+                                                   into: db.baseAddress!, using: keyB, nonce: n.baseAddress!)
+                        } }
+                    } } }
+                    if flip == nil {
+                        #expect(ok && Array(oa.prefix(la)) == a && Array(ob.prefix(lb)) == b, "openPair \(la)/\(lb) \(backend)")
+                    } else {
+                        #expect(!ok, "openPair accepted a flipped bit \(la)/\(lb) \(backend)")
+                        // Nothing released: the outputs hold their fill or zeros (a long box that
+                        // verified first is wiped again; a long failed open zero-fills), never plaintext.
+                        #expect(oa.allSatisfy { $0 == 0xAA || $0 == 0 }, "A released \(la)/\(lb)")
+                        #expect(ob.allSatisfy { $0 == 0xBB || $0 == 0 }, "B released \(la)/\(lb)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("Empty message: the box is just the tag and opens to nothing")
     func empty() throws {
         let b = try SecretBox.seal([UInt8](), using: key, nonce: nonce)
