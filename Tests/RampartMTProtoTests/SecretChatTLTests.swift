@@ -342,3 +342,129 @@ private func handLayer(randomCount n: Int) -> [UInt8] {
     d.tlBytes([]); d.tlBytes([]); d.constructor(TL.vector); d.int32(1_000_000)
     #expect(throws: SecretChatError.self) { try SC.DecryptedMessageMedia.decode(d.bytes) }
 }
+
+// MARK: API layer (Docs/MTProto.md §7.1)
+
+private typealias API = SecretChat.API
+
+/// The current API schema's lines (gotd/td `_schema/telegram.tl`) for every constructor implemented.
+private let apiSchema: [(UInt32, String)] = [
+    (API.Constructor.getDhConfig, "messages.getDhConfig#26cf8950 version:int random_length:int = messages.DhConfig"),
+    (API.Constructor.dhConfig, "messages.dhConfig#2c221edd g:int p:bytes version:int random:bytes = messages.DhConfig"),
+    (API.Constructor.dhConfigNotModified, "messages.dhConfigNotModified#c0e24635 random:bytes = messages.DhConfig"),
+    (API.Constructor.requestEncryption, "messages.requestEncryption#f64daf43 user_id:InputUser random_id:int g_a:bytes = EncryptedChat"),
+    (API.Constructor.acceptEncryption, "messages.acceptEncryption#3dbc0415 peer:InputEncryptedChat g_b:bytes key_fingerprint:long = EncryptedChat"),
+    (API.Constructor.discardEncryption, "messages.discardEncryption#f393aea0 flags:# delete_history:flags.0?true chat_id:int = Bool"),
+    (API.Constructor.sendEncrypted, "messages.sendEncrypted#44fa7a15 flags:# silent:flags.0?true peer:InputEncryptedChat random_id:long data:bytes = messages.SentEncryptedMessage"),
+    (API.Constructor.sendEncryptedFile, "messages.sendEncryptedFile#5559481d flags:# silent:flags.0?true peer:InputEncryptedChat random_id:long data:bytes file:InputEncryptedFile = messages.SentEncryptedMessage"),
+    (API.Constructor.sendEncryptedService, "messages.sendEncryptedService#32d439a4 peer:InputEncryptedChat random_id:long data:bytes = messages.SentEncryptedMessage"),
+    (API.Constructor.encryptedChatEmpty, "encryptedChatEmpty#ab7ec0a0 id:int = EncryptedChat"),
+    (API.Constructor.encryptedChatWaiting, "encryptedChatWaiting#66b25953 id:int access_hash:long date:int admin_id:long participant_id:long = EncryptedChat"),
+    (API.Constructor.encryptedChatRequested, "encryptedChatRequested#48f1d94c flags:# folder_id:flags.0?int id:int access_hash:long date:int admin_id:long participant_id:long g_a:bytes = EncryptedChat"),
+    (API.Constructor.encryptedChat, "encryptedChat#61f0d4c7 id:int access_hash:long date:int admin_id:long participant_id:long g_a_or_b:bytes key_fingerprint:long = EncryptedChat"),
+    (API.Constructor.encryptedChatDiscarded, "encryptedChatDiscarded#1e1c7c45 flags:# history_deleted:flags.0?true id:int = EncryptedChat"),
+    (API.Constructor.inputEncryptedChat, "inputEncryptedChat#f141b5e1 chat_id:int access_hash:long = InputEncryptedChat"),
+    (API.Constructor.encryptedMessage, "encryptedMessage#ed18c118 random_id:long chat_id:int date:int bytes:bytes file:EncryptedFile = EncryptedMessage"),
+    (API.Constructor.encryptedMessageService, "encryptedMessageService#23734b06 random_id:long chat_id:int date:int bytes:bytes = EncryptedMessage"),
+    (API.Constructor.updateEncryption, "updateEncryption#b4a2e88d chat:EncryptedChat date:int = Update"),
+    (API.Constructor.updateNewEncryptedMessage, "updateNewEncryptedMessage#12bcbd9a message:EncryptedMessage qts:int = Update"),
+    (API.Constructor.inputEncryptedFileEmpty, "inputEncryptedFileEmpty#1837c364 = InputEncryptedFile"),
+    (API.Constructor.inputEncryptedFileUploaded, "inputEncryptedFileUploaded#64bd0306 id:long parts:int md5_checksum:string key_fingerprint:int = InputEncryptedFile"),
+    (API.Constructor.inputEncryptedFile, "inputEncryptedFile#5a17b5e5 id:long access_hash:long = InputEncryptedFile"),
+    (API.Constructor.inputEncryptedFileBigUploaded, "inputEncryptedFileBigUploaded#2dc173c8 id:long parts:int key_fingerprint:int = InputEncryptedFile"),
+    (API.Constructor.encryptedFileEmpty, "encryptedFileEmpty#c21f497e = EncryptedFile"),
+    (API.Constructor.encryptedFile, "encryptedFile#a8008cd8 id:long access_hash:long size:long dc_id:int key_fingerprint:int = EncryptedFile"),
+    (API.Constructor.sentEncryptedMessage, "messages.sentEncryptedMessage#560f8935 date:int = messages.SentEncryptedMessage"),
+    (API.Constructor.sentEncryptedFile, "messages.sentEncryptedFile#9493ff32 date:int file:EncryptedFile = messages.SentEncryptedMessage"),
+    (API.Constructor.inputUserEmpty, "inputUserEmpty#b98886cf = InputUser"),
+    (API.Constructor.inputUserSelf, "inputUserSelf#f7c1b13f = InputUser"),
+    (API.Constructor.inputUser, "inputUser#f21158c6 user_id:long access_hash:long = InputUser"),
+]
+
+@Test func secretChatAPIConstructorIDsMatchTheSchema() {
+    for (constant, line) in apiSchema {
+        #expect(schemaID(line) == constant, "\(line)")
+        #expect(schemaCRC(line) == constant, "CRC32 of \(line)")  // every one of these is the CRC of its text
+    }
+    // The ids quoted in Docs/MTProto.md §7.1 of the spec digest.
+    #expect(API.Constructor.getDhConfig == 0x26cf8950 && API.Constructor.updateEncryption == 0xb4a2e88d)
+    #expect(API.Constructor.encryptedMessage == 0xed18c118 && API.Constructor.inputEncryptedChat == 0xf141b5e1)
+}
+
+private let peer = API.InputEncryptedChat(chatID: 77, accessHash: -5)
+private let files: [API.EncryptedFile] = [.empty, .file(id: 1, accessHash: 2, size: 1 << 33, dcID: 2, keyFingerprint: -3)]
+private let chats: [API.EncryptedChat] = [
+    .empty(id: 1),
+    .waiting(.init(id: 2, accessHash: 3, date: 4, adminID: 5, participantID: 6)),
+    .requested(.init(id: 2, accessHash: 3, date: 4, adminID: 5, participantID: 6, gA: [UInt8](repeating: 9, count: 256))),
+    .requested(.init(folderID: 1, id: 2, accessHash: 3, date: 4, adminID: 5, participantID: 6, gA: [1])),
+    .chat(.init(id: 2, accessHash: 3, date: 4, adminID: 5, participantID: 6, gAOrB: [2, 2], keyFingerprint: -1)),
+    .discarded(historyDeleted: true, id: 9), .discarded(historyDeleted: false, id: 9),
+]
+private let requests: [API.Request] = [
+    .getDhConfig(version: 0, randomLength: 256),
+    .requestEncryption(userID: .user(userID: 1_000_000_000_123, accessHash: 7), randomID: -4, gA: [3, 4, 5]),
+    .requestEncryption(userID: .inputSelf, randomID: 1, gA: []),
+    .requestEncryption(userID: .empty, randomID: 1, gA: []),
+    .acceptEncryption(peer: peer, gB: [UInt8](repeating: 1, count: 256), keyFingerprint: 0x0102_0304_0506_0708),
+    .discardEncryption(deleteHistory: true, chatID: 77), .discardEncryption(deleteHistory: false, chatID: 77),
+    .sendEncrypted(silent: true, peer: peer, randomID: 8, data: [1, 2, 3, 4, 5]),
+    .sendEncrypted(silent: false, peer: peer, randomID: 8, data: []),
+    .sendEncryptedFile(silent: false, peer: peer, randomID: 9, data: [6], file: .uploaded(id: 1, parts: 2, md5Checksum: "abc", keyFingerprint: 3)),
+    .sendEncryptedFile(silent: true, peer: peer, randomID: 9, data: [6], file: .bigUploaded(id: 1, parts: 2, keyFingerprint: 3)),
+    .sendEncryptedFile(silent: true, peer: peer, randomID: 9, data: [6], file: .file(id: 1, accessHash: 2)),
+    .sendEncryptedFile(silent: true, peer: peer, randomID: 9, data: [6], file: .empty),
+    .sendEncryptedService(peer: peer, randomID: 10, data: [UInt8](repeating: 0xEE, count: 300)),
+]
+
+@Test func secretChatAPIRoundTrips() throws {
+    func check<T: SecretChat.TLObject>(_ values: [T]) throws {
+        for v in values {
+            let b = v.serialized
+            #expect(try T.decode(b) == v)
+            for cut in 0..<b.count { #expect(throws: SecretChatError.self) { try T.decode(b[0..<cut]) } }
+            #expect(throws: SecretChatError.self) { try T.decode(b + [0, 0, 0, 0]) }
+        }
+    }
+    try check(requests)
+    try check(chats)
+    try check(files)
+    try check(chats.map { API.Update.encryption(chat: $0, date: 5) })
+    let messages: [API.EncryptedMessage] = files.map { .message(randomID: 1, chatID: 2, date: 3, bytes: [4, 5], file: $0) }
+        + [.service(randomID: 1, chatID: 2, date: 3, bytes: [UInt8](repeating: 6, count: 1000))]
+    try check(messages)
+    try check(messages.map { API.Update.newEncryptedMessage(message: $0, qts: 11) })
+    try check([API.DhConfig.config(g: 3, p: [UInt8](repeating: 0xFF, count: 256), version: 2, random: [1, 2]),
+               .notModified(random: [UInt8](repeating: 7, count: 256))])
+    try check(files.map { API.SentEncryptedMessage.file(date: 1, file: $0) } + [.message(date: 9)])
+}
+
+@Test func secretChatAPIHandBuilt() throws {
+    // messages.getDhConfig(version: 0, random_length: 256), from the schema by hand.
+    let get: [UInt8] = [0x50, 0x89, 0xCF, 0x26, 0, 0, 0, 0, 0x00, 0x01, 0, 0]
+    #expect(try API.Request.decode(get) == .getDhConfig(version: 0, randomLength: 256))
+    // messages.discardEncryption(delete_history, chat_id: 77)
+    let discard: [UInt8] = [0xA0, 0xAE, 0x93, 0xF3, 1, 0, 0, 0, 77, 0, 0, 0]
+    #expect(try API.Request.decode(discard) == .discardEncryption(deleteHistory: true, chatID: 77))
+    // Unknown flag bits, an old-layer constructor (sendEncrypted#a9776773 without flags), an unknown file.
+    #expect(throws: SecretChatError.self) { try API.Request.decode([0xA0, 0xAE, 0x93, 0xF3, 2, 0, 0, 0, 77, 0, 0, 0]) }
+    #expect(throws: SecretChatError.unknownConstructor(0xa977_6773)) { try API.Request.decode([0x73, 0x67, 0x77, 0xA9]) }
+    #expect(throws: SecretChatError.unknownConstructor(0x4a70_994c)) { try API.EncryptedFile.decode([0x4C, 0x99, 0x70, 0x4A]) }
+}
+
+@Test func secretChatAPIRandomInputNeverTraps() {
+    var rng = SplitMix64(seed: 0xa91)
+    let valid = requests.map(\.serialized) + chats.map { API.Update.encryption(chat: $0, date: 1).serialized }
+    for _ in 0..<10_000 {
+        var input = valid[Int(rng.next() % UInt64(valid.count))]
+        for _ in 0..<(1 + Int(rng.next() % 3)) {
+            input[Int(rng.next() % UInt64(input.count))] = UInt8(truncatingIfNeeded: rng.next())
+        }
+        if rng.next() % 3 == 0 { input = Array(input.prefix(Int(rng.next() % UInt64(input.count + 1)))) }
+        if let v = try? API.Request.decode(input) { #expect(v.serialized == input) }
+        if let v = try? API.Update.decode(input) { #expect(v.serialized == input) }
+        _ = try? API.EncryptedChat.decode(input)
+        _ = try? API.DhConfig.decode(input)
+        _ = try? API.SentEncryptedMessage.decode(input)
+    }
+}
