@@ -160,6 +160,14 @@ private func send(_ side: inout Seq, _ count: Int) throws -> [(inSeqNo: Int32, o
     #expect(throws: SecretChatError.self) { try b.resendList(startSeqNo: 1, endSeqNo: 3) }
 }
 
+@Test func seqNumbersNearTheIntLimit() throws {
+    // A raw out_seq_no of 2^30 - 1 would overflow our next in_seq_no once accepted: refused.
+    var me = Seq(role: .acceptor)
+    #expect(throws: SecretChatError.protocolViolation("out_seq_no exhausted")) { try me.receive(inSeqNo: 0, outSeqNo: Int32.max, item: 0) }
+    var c = Seq(role: .creator)
+    #expect(try c.receive(inSeqNo: 1, outSeqNo: Int32.max - 3, item: 0).resendRequest == .resend(startSeqNo: 0, endSeqNo: Int32.max - 5))
+}
+
 @Test func seqQueueIsBounded() throws {
     var me = Seq(role: .acceptor, maximumQueued: 2)
     _ = try me.receive(inSeqNo: 0, outSeqNo: 5, item: 2)

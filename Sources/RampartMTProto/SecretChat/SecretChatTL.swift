@@ -67,10 +67,6 @@ extension TLReader {
         do { return try int64() } catch { throw SecretChatError(tl: error) }
     }
 
-    mutating func scDouble() throws(SecretChatError) -> Double {
-        Double(bitPattern: UInt64(bitPattern: try scInt64()))
-    }
-
     mutating func scBytes() throws(SecretChatError) -> [UInt8] {
         do { return try tlBytes() } catch { throw SecretChatError(tl: error) }
     }
@@ -117,10 +113,6 @@ extension String {
     init(format16 v: UInt32, prefix: String) {
         self = prefix + "0x" + String(v, radix: 16)
     }
-}
-
-extension TLWriter {
-    mutating func double(_ v: Double) { uint64(v.bitPattern) }
 }
 
 // MARK: Constructor ids

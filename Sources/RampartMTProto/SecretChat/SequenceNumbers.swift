@@ -88,7 +88,8 @@ extension SecretChat {
     ///   `decryptedMessageActionResend` to send (start = last good out + 2, end = received out − 2, wire
     ///   form); a message that lands in a hole already asked for is queued without a new request;
     /// * a wrong parity, a negative number, an `in_seq_no` below the last accepted one or above our
-    ///   sent count, an unsatisfiable Resend, or a full queue: ``SecretChatError/protocolViolation(_:)``,
+    ///   sent count, an unsatisfiable Resend, a full queue, or an `out_seq_no` of 2³¹ − 1 or more (raw
+    ///   2³⁰ − 1: the counters would overflow): ``SecretChatError/protocolViolation(_:)``,
     ///   after which the chat must be aborted.
     ///
     /// A peer's Resend is honoured once, on arrival, even when its own message is queued: pass its range
@@ -181,6 +182,8 @@ extension SecretChat {
             }
             let rawOut = outSeqNo >> 1
             let rawIn = inSeqNo >> 1
+            // 2³⁰ − 1 messages would make our next in_seq_no overflow an int.
+            guard rawOut < Self.rawLimit else { throw .protocolViolation("out_seq_no exhausted") }
             var result = Reception()
             if rawOut < receivedCount || queue[rawOut] != nil {
                 result.isDuplicate = true
