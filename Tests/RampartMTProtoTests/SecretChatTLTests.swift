@@ -468,3 +468,24 @@ private let requests: [API.Request] = [
         _ = try? API.SentEncryptedMessage.decode(input)
     }
 }
+
+/// The decrypted layer of vector Docs/MTProto.md §10.D4 (../shared/vectors/mtproto/derived_vectors.json,
+/// `secret_chat_creator.decrypted_layer_tl`, computed independently from the schema): 16 random bytes,
+/// layer 144, in 0, out 1, a Noop service message.
+@Test func secretChatDecodesVectorD4Layer() throws {
+    guard let data = sharedMTProtoFile("derived_vectors.json") else { return }
+    let d = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let v = try #require(d["secret_chat_creator"] as? [String: Any])
+    let tl = hexBytes((try #require(v["decrypted_layer_tl"] as? String)).lowercased())
+    let plaintext = hexBytes((try #require(v["plaintext"] as? String)).lowercased())
+    let l = try SC.DecryptedMessageLayer.decode(tl)
+    #expect(l.randomBytes == (0x10...0x1F).map { UInt8($0) })
+    #expect(l.layer == 144 && l.inSeqNo == 0 && l.outSeqNo == 1)
+    #expect(l.message == .service(randomID: 0x0102_0304_0506_0708, action: .noop))
+    let built = try SC.DecryptedMessageLayer(randomBytes: (0x10...0x1F).map { UInt8($0) }, layer: SC.Layer.current, inSeqNo: 0,
+                                             outSeqNo: 1, message: .service(randomID: 0x0102_0304_0506_0708, action: .noop))
+    #expect(built.serialized == tl)
+    // The plaintext is the int32 length, the object, then padding (Docs/MTProto.md §7.3).
+    let n = Int(plaintext[0]) | Int(plaintext[1]) << 8 | Int(plaintext[2]) << 16 | Int(plaintext[3]) << 24
+    #expect(n == tl.count && Array(plaintext[4..<(4 + n)]) == tl)
+}
