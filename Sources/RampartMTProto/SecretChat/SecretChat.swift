@@ -24,4 +24,11 @@ public enum SecretChatError: Error, Equatable, Hashable, Sendable {
     /// A protocol rule was broken (wrong parity, bad in_seq_no, unsatisfiable resend …): the chat must
     /// be aborted (Docs/MTProto.md §7.4).
     case protocolViolation(String)
+    /// A TL constructor this implementation does not know at that position (a media, entity, attribute
+    /// or action of a layer it does not implement, or garbage). Inside a `decryptedMessageLayer` the
+    /// message is then kept as ``SecretChat/DecryptedMessage/unsupported(_:)`` instead.
+    case unknownConstructor(UInt32)
+    /// A `decryptedMessageLayer` carries fewer than 15 random bytes (the count it carried); receivers must
+    /// ignore such messages (Docs/MTProto.md §7.3).
+    case tooFewRandomBytes(Int)
 }
