@@ -385,4 +385,44 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
             try odd.withUnsafeMutableBytes { try fk.cipher().encrypt($0) }
         }
     }
+
+    // MARK: Fingerprints and the key image (§7.7)
+
+    @Test(arguments: scIds("key-hash"))
+    func keyHashVector(_ id: String) throws {
+        let c = scCase(id)
+        let original = try SecretChat.Key(scHex(c, "original_key")), at46 = try SecretChat.Key(scHex(c, "layer46_key"))
+        #expect(SecretChat.keyHash(originalKey: original, layer46Key: at46) == scHex(c, "key_hash"))
+        #expect(SecretChat.keyHash(originalKey: original) == scHex(c, "key_hash"))
+        #expect(SecretChat.sha1Fingerprint(of: original) == scHex(c, "sha1_fingerprint"))
+        #expect(SecretChat.sha256Fingerprint(of: original) == scHex(c, "sha256_fingerprint"))
+        let image = SecretChat.KeyImage(originalKey: original)
+        #expect(image == (try SecretChat.KeyImage(keyHash: scHex(c, "key_hash"))))
+        #expect(image.side == 12 && image.cells.count == 144)
+    }
+
+    @Test func keyImageLayout() throws {
+        // Byte 0 = 0b11_10_01_00: cells 0…3 take its bit pairs from the least significant up.
+        var hash = [UInt8](repeating: 0, count: 36)
+        hash[0] = 0b11_10_01_00
+        hash[35] = 0b01_00_00_00  // the last cell (143) = 1
+        let image = try SecretChat.KeyImage(keyHash: hash)
+        #expect(Array(image.cells[0..<5]) == [0, 1, 2, 3, 0])
+        #expect(image.cells[143] == 1)
+        #expect(image.color(row: 0, column: 2) == 0x2D5775 && image.color(row: 11, column: 11) == 0xD5E6F3)
+        #expect(image.color(row: 0, column: 0) == 0xFFFFFF && image.color(row: 0, column: 3) == 0x2F99C9)
+        let legacy = try SecretChat.KeyImage(keyHash: Array(hash.prefix(16)))
+        #expect(legacy.side == 8 && legacy.cells.count == 64 && Array(legacy.cells[0..<4]) == [0, 1, 2, 3])
+        for n in [0, 15, 17, 20, 35, 37] {
+            #expect(throws: SecretChatError.invalidKey) { try SecretChat.KeyImage(keyHash: [UInt8](repeating: 1, count: n)) }
+        }
+        let svg = image.svg(cellSize: 10)
+        #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.components(separatedBy: "<rect ").count - 1 == 144)
+        #expect(svg.contains("width=\"120\"") && svg.contains("fill=\"#2D5775\""))
+        // A different key at layer 46 changes only the SHA-256 half of the hash.
+        let k1 = scRandomKey(20), k2 = scRandomKey(21)
+        let h1 = SecretChat.keyHash(originalKey: k1), h2 = SecretChat.keyHash(originalKey: k1, layer46Key: k2)
+        #expect(h1.prefix(16) == h2.prefix(16) && h1.suffix(20) != h2.suffix(20))
+    }
 }
