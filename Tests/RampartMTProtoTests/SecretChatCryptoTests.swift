@@ -51,7 +51,7 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
     func v2Vector(_ id: String) throws {
         let c = scCase(id)
         let key = try SecretChat.Key(scHex(c, "key"))
-        let sender: SecretChat.Side = c["sender"] as? String == "creator" ? .creator : .participant
+        let sender: SecretChat.Side = c["sender"] as? String == "creator" ? .creator : .acceptor
         let tl = scHex(c, "tl"), data = scHex(c, "data")
         #expect(key.fingerprintBytes == scHex(c, "key_fingerprint_wire"))
         #expect(MessageKey.v2(authKey: key.auth, plaintext: scHex(c, "plaintext"), direction: sender.direction) == scHex(c, "msg_key"))
@@ -82,7 +82,7 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
         var rng = ReplayRNG(scHex(c, "padding"))
         #expect(try SecretChat.Envelope.encryptV1(tl, key: key, using: &rng) == data)
         // v1 ignores the side (x = 0 both ways) and needs allowV1.
-        for side in [SecretChat.Side.creator, .participant] {
+        for side in [SecretChat.Side.creator, .acceptor] {
             let opened = try SecretChat.Envelope.decrypt(data, keys: [key], sender: side, allowV1: true)
             #expect(opened.tl == tl && opened.version == .v1)
             #expect(throws: SecretChatError.rejectedMessage) {
@@ -126,7 +126,7 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
 
     // MARK: Round trips
 
-    @Test(arguments: [SecretChat.Side.creator, .participant])
+    @Test(arguments: [SecretChat.Side.creator, .acceptor])
     func roundTripsBothSides(_ sender: SecretChat.Side) throws {
         var rng = SplitMix64(seed: 73)
         let key = scRandomKey(1)
@@ -160,8 +160,8 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
         let hello = scPayload(20, seed: 5)
         let c2p = try SecretChat.Envelope.encrypt(hello, key: creatorKey, sender: .creator, using: &rng)
         #expect(try SecretChat.Envelope.decrypt(c2p, keys: [participantKey], sender: .creator, allowV1: false).tl == hello)
-        let p2c = try SecretChat.Envelope.encrypt(hello, key: participantKey, sender: .participant, using: &rng)
-        #expect(try SecretChat.Envelope.decrypt(p2c, keys: [creatorKey], sender: .participant, allowV1: false).tl == hello)
+        let p2c = try SecretChat.Envelope.encrypt(hello, key: participantKey, sender: .acceptor, using: &rng)
+        #expect(try SecretChat.Envelope.decrypt(p2c, keys: [creatorKey], sender: .acceptor, allowV1: false).tl == hello)
     }
 
     @Test func candidateKeysAreChosenByFingerprint() throws {
@@ -193,25 +193,25 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
         let key = scRandomKey(2)
         let tl = scPayload(11, seed: 3)
         let data = version == .v2
-            ? try SecretChat.Envelope.encrypt(tl, key: key, sender: .participant, using: &rng)
+            ? try SecretChat.Envelope.encrypt(tl, key: key, sender: .acceptor, using: &rng)
             : try SecretChat.Envelope.encryptV1(tl, key: key, using: &rng)
         for i in 0..<data.count {
             for bit in [0, 7] {
                 var t = data
                 t[i] ^= UInt8(1 << bit)
                 #expect(throws: SecretChatError.rejectedMessage, "byte \(i) bit \(bit)") {
-                    try SecretChat.Envelope.decrypt(t, keys: [key], sender: .participant, allowV1: true)
+                    try SecretChat.Envelope.decrypt(t, keys: [key], sender: .acceptor, allowV1: true)
                 }
             }
         }
         // Truncations and extensions.
         for n in [0, 8, 23, 24, 39, data.count - 16, data.count - 1] where n < data.count {
             #expect(throws: SecretChatError.rejectedMessage) {
-                try SecretChat.Envelope.decrypt(Array(data.prefix(n)), keys: [key], sender: .participant, allowV1: true)
+                try SecretChat.Envelope.decrypt(Array(data.prefix(n)), keys: [key], sender: .acceptor, allowV1: true)
             }
         }
         #expect(throws: SecretChatError.rejectedMessage) {
-            try SecretChat.Envelope.decrypt(data + [UInt8](repeating: 0, count: 16), keys: [key], sender: .participant, allowV1: true)
+            try SecretChat.Envelope.decrypt(data + [UInt8](repeating: 0, count: 16), keys: [key], sender: .acceptor, allowV1: true)
         }
     }
 
@@ -275,7 +275,7 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
             // Half of them carry the key's fingerprint, so they reach the decryption.
             if i % 2 == 0, data.count >= 8 { data.replaceSubrange(0..<8, with: key.fingerprintBytes) }
             #expect(throws: SecretChatError.rejectedMessage) {
-                try SecretChat.Envelope.decrypt(data, keys: [key, key], sender: i % 3 == 0 ? .creator : .participant, allowV1: true)
+                try SecretChat.Envelope.decrypt(data, keys: [key, key], sender: i % 3 == 0 ? .creator : .acceptor, allowV1: true)
             }
         }
     }

@@ -245,7 +245,7 @@ enum MemoryScan {
             let a = try SecretChat.Envelope.encrypt(tl, key: key, sender: .creator, using: &rng)
             _ = try SecretChat.Envelope.decrypt(a, keys: [accept.key], sender: .creator, allowV1: false)
             let b = try SecretChat.Envelope.encryptV1(tl, key: accept.key, using: &rng)
-            _ = try SecretChat.Envelope.decrypt(b, keys: [key], sender: .participant, allowV1: true)
+            _ = try SecretChat.Envelope.decrypt(b, keys: [key], sender: .acceptor, allowV1: true)
             let needle = key.withUnsafeBytes { MaskedNeedle(UnsafeRawBufferPointer(rebasing: $0[96..<160])) }
             return (needle, [key, accept.key])
         }

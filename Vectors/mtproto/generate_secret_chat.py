@@ -3,7 +3,7 @@
 
 Copied: D4 (a creator-sent message under the sample auth key used as a chat key) and D5 (the key-image
 bytes), from ../shared/vectors/mtproto/derived_vectors.json; both are recomputed here and the script
-stops on a mismatch. Self-computed (ours, same formulas): the same payload written by the participant
+stops on a mismatch. Self-computed (ours, same formulas): the same payload written by the acceptor
 (x = 8), a v1 message, a key exchange with fixed exponents and server randomness, file-key fingerprints
 and an encrypted file. Needs the Python `cryptography` package (AES-ECB, from which IGE is built).
 
@@ -96,13 +96,13 @@ def main():
               "key_fingerprint_wire": hx(sha1(key)[12:20]), "msg_key": hx(mk), "aes_key": hx(k), "aes_iv": hx(iv), "data": hx(data)}]
     pad = bytes(range(0xA0, 0xA0 + 24)) + b"\xAA" * 16
     pt, mk, k, iv, data = v2(key, tl, pad, 8)
-    cases.append({"id": "S1-participant", "type": "message-v2", "origin": "ours: the D4 payload written by the participant (x = 8)",
-                  "key": hx(key), "sender": "participant", "tl": hx(tl), "padding": hx(pad), "plaintext": hx(pt),
+    cases.append({"id": "S1-acceptor", "type": "message-v2", "origin": "ours: the D4 payload written by the acceptor (x = 8)",
+                  "key": hx(key), "sender": "acceptor", "tl": hx(tl), "padding": hx(pad), "plaintext": hx(pt),
                   "key_fingerprint_wire": hx(sha1(key)[12:20]), "msg_key": hx(mk), "aes_key": hx(k), "aes_iv": hx(iv), "data": hx(data)})
     pad1 = bytes(range(8))  # 4 + 52 + 8 = 64
     pt, mk, k, iv, data = v1(key, tl, pad1)
     cases.append({"id": "S2-v1", "type": "message-v1", "origin": "ours: the D4 payload as MTProto 1.0 (KDF v1, x = 0)",
-                  "key": hx(key), "sender": "participant", "tl": hx(tl), "padding": hx(pad1), "plaintext": hx(pt),
+                  "key": hx(key), "sender": "acceptor", "tl": hx(tl), "padding": hx(pad1), "plaintext": hx(pt),
                   "key_fingerprint_wire": hx(sha1(key)[12:20]), "msg_key": hx(mk), "aes_key": hx(k), "aes_iv": hx(iv), "data": hx(data)})
     cases.append({"id": "D5", "type": "key-hash", "origin": "copied (derived_vectors.json key_visualization_36_bytes), recomputed",
                   "original_key": hx(key), "layer46_key": hx(key), "key_hash": hx(d5),

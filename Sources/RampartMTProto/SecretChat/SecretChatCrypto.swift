@@ -43,7 +43,7 @@ extension SecretChat {
         ///
         /// plaintext = int32 LE length ‖ `tl` ‖ 12…1024 random bytes (a multiple of 16 in all);
         /// msg_key = SHA256(key[88+x ..< 120+x] ‖ plaintext)[8..<24]; KDF v2 (§1.3) with the same x;
-        /// AES-256-IGE. x is the *sender's*: 0 when the creator writes, 8 for the participant.
+        /// AES-256-IGE. x is the *sender's*: 0 when the creator writes, 8 for the acceptor.
         ///
         /// - Parameters:
         ///   - tl: the serialized `decryptedMessageLayer` (a multiple of 4 bytes, at most ``maxTLLength``).

@@ -14,12 +14,12 @@ extension SecretChat {
         /// The side that created the chat (`requestEncryption`): writes with x = 0.
         case creator
         /// The side that accepted it (`acceptEncryption`): writes with x = 8.
-        case participant
+        case acceptor
 
         /// The offset `x` for messages written by this side.
         @inlinable public var x: Int { self == .creator ? 0 : 8 }
         /// The other side.
-        @inlinable public var peer: Side { self == .creator ? .participant : .creator }
+        @inlinable public var peer: Side { self == .creator ? .acceptor : .creator }
         /// The same offset as an MTProto direction (the creator writes like a client).
         var direction: MTProtoDirection { self == .creator ? .clientToServer : .serverToClient }
     }
