@@ -63,8 +63,8 @@ extension SecretChat {
         public func hash(into h: inout Hasher) { h.combine(auth.id) }
     }
 
-    /// A Diffie-Hellman configuration from `messages.dhConfig` that passed the checks of
-    /// Docs/MTProto.md §4: `p` a 2048-bit safe prime (Telegram's known prime without a test), `g` in
+    /// A Diffie-Hellman configuration from `messages.dhConfig` (Docs/MTProto.md §7.2) that passed the
+    /// checks of §4: `p` a 2048-bit safe prime (Telegram's known prime without a test), `g` in
     /// 2…7 and a quadratic residue mod `p`.
     public struct DHConfig: Sendable {
         /// The generator.
@@ -84,8 +84,8 @@ extension SecretChat {
         /// - Throws: ``SecretChatError/dhCheckFailed(_:)`` naming the failed check.
         public init<R: RandomNumberGenerator>(g: Int32, prime: [UInt8], version: Int32, rounds: Int = 64,
                                               using rng: inout R) throws(SecretChatError) {
-            let p = BigUInt(bigEndian: prime)
             guard prime.count == 256 else { throw .dhCheckFailed("dh_prime must be 256 bytes") }
+            let p = BigUInt(bigEndian: prime)
             do {
                 try DiffieHellman.checkParameters(g: Int(g), prime: p, rounds: rounds, using: &rng)
                 modulus = try Modulus(p)

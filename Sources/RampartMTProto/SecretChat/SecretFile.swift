@@ -81,9 +81,9 @@ extension SecretChat {
         }
     }
 
-    /// AES-256-IGE over a file in place, part by part (upload and download parts are whole blocks, so
-    /// the IV runs on from one part to the next). The expanded key and the running IV are owned here
-    /// and wiped on release.
+    /// AES-256-IGE over a file in place, part by part (Docs/MTProto.md §7.7; upload and download parts
+    /// are whole blocks, so the IV runs on from one part to the next). The expanded key and the
+    /// running IV are owned here and wiped on release.
     public struct FileCipher: ~Copyable {
         let cipher: AES.Cipher
         let iv: UnsafeMutableRawBufferPointer
