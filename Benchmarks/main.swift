@@ -75,6 +75,8 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "pq-factorize"], bigIntRows),
     (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),
     (["mtproto-handshake"], mtprotoHandshakeRows),
+    (["secret-chat-encrypt", "secret-chat-decrypt"], secretChatMessageRows),
+    (["secret-chat-dh"], secretChatDHRows),
     (["threema-message-seal", "threema-message-open", "threema-group-seal-100", "threema-blob-encrypt",
       "threema-safe-derive", "threema-id-backup-decode"], threemaRows),
     (["threema-ibex-encapsulate"], ibexRows),

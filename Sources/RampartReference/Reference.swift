@@ -79,7 +79,7 @@ public final class OpenSSL: @unchecked Sendable {
     let digestInit: DigestInit, digestUpdate: DigestUpdate, digestFinal: DigestFinal
     let hmacFn: HMACFn, pbkdf2Fn: PBKDF2Fn, scryptFn: ScryptFn
 
-    /// Fetched message digests by Rampart name (`sha1`, `sha256`, `sha512`, `blake2b-512`).
+    /// Fetched message digests by Rampart name (`md5`, `sha1`, `sha256`, `sha512`, `blake2b-512`).
     let mds: [String: OpaquePointer]
 
     private init?() {
@@ -101,14 +101,14 @@ public final class OpenSSL: @unchecked Sendable {
         self.digestInit = digestInit; self.digestUpdate = digestUpdate; self.digestFinal = digestFinal
         self.hmacFn = hmacFn; self.pbkdf2Fn = pbkdf2Fn; self.scryptFn = scryptFn
         var m: [String: OpaquePointer] = [:]
-        for (ours, theirs) in [("sha1", "SHA1"), ("sha256", "SHA256"), ("sha512", "SHA512"), ("blake2b-512", "BLAKE2B-512")] {
+        for (ours, theirs) in [("md5", "MD5"), ("sha1", "SHA1"), ("sha256", "SHA256"), ("sha512", "SHA512"), ("blake2b-512", "BLAKE2B-512")] {
             if let md = mdFetch(nil, theirs, nil) { m[ours] = md }
         }
         mds = m
     }
 
     /// Digest sizes by name.
-    static let sizes = ["sha1": 20, "sha256": 32, "sha512": 64, "blake2b-512": 64]
+    static let sizes = ["md5": 16, "sha1": 20, "sha256": 32, "sha512": 64, "blake2b-512": 64]
 
     /// Whether `algorithm` (`sha1`, `sha256`, `sha512`, `blake2b-512`) is available.
     public func supports(_ algorithm: String) -> Bool { mds[algorithm] != nil }

@@ -9,6 +9,7 @@ public func digest(_ algorithm: String, _ msg: UnsafeRawBufferPointer, backend: 
     case "sha1": var h = Insecure.SHA1(backend: backend); h.update(bufferPointer: msg); return h.finalize().bytes
     case "sha256": var h = SHA256(backend: backend); h.update(bufferPointer: msg); return h.finalize().bytes
     case "sha512": var h = SHA512(backend: backend); h.update(bufferPointer: msg); return h.finalize().bytes
+    case "md5": var h = Insecure.MD5(backend: backend); h.update(bufferPointer: msg); return h.finalize().bytes
     default: throw VectorFileError.malformed(algorithm, "unknown hash algorithm")
     }
 }
@@ -129,6 +130,8 @@ func splitDigest(_ alg: String, _ msg: [UInt8], _ cut: Int, backend: Backend) th
         var h = SHA256(backend: backend); h.update(data: msg[..<cut]); h.update(data: msg[cut...]); return h.finalize().bytes
     case "sha512":
         var h = SHA512(backend: backend); h.update(data: msg[..<cut]); h.update(data: msg[cut...]); return h.finalize().bytes
+    case "md5":
+        var h = Insecure.MD5(backend: backend); h.update(data: msg[..<cut]); h.update(data: msg[cut...]); return h.finalize().bytes
     default: throw VectorFileError.malformed(alg, "unknown hash algorithm")
     }
 }

@@ -13,6 +13,7 @@
 //   rampart rsa keygen --out FILE | rampart rsa public --key FILE
 //   rampart mtproto serve --port P [--rsa-key FILE] [--transports all]
 //   rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME
+//   rampart mtproto secret-chat visualize (--key-hash HEX | --key-file F [--layer46-key-file F2]) --out FILE.svg [--cell N]
 //   rampart threema message seal|open | blob encrypt|decrypt | hash email|phone | 3mid | safe ...
 //     (see Sources/rampart/ThreemaCommands.swift)
 //   rampart threema safe-server --port P --dir DIR [--max-backup-bytes N] [--retention-days N] [--auth-file FILE] [--rate R[:B]]
@@ -42,6 +43,7 @@ commands:
   prime check --hex HEX [--safe]      print prime, safe-prime or composite
   rsa keygen|public                   2048-bit RSA key to a PEM file; public key PEM and fingerprint
   mtproto serve|ping                  loopback MTProto test server; Swift client ping against it
+  mtproto secret-chat visualize       a secret chat's key image as an SVG
   threema <command>                   Threema: messages, blobs, address-book hashes, 3mid, Safe, ID backups
   vectors [PATH...]                   run reference vector files, print pass/fail counts
   info                                CPU features, selected kernels and reference libraries

@@ -59,3 +59,22 @@ func blake2bParametersMatchLibsodium(_ backend: Backend) throws {
         }
     }
 }
+
+/// MD5 against OpenSSL: every length 0...300 and the longer random ones, at unaligned offsets,
+/// fed in random pieces (Insecure.MD5 has one path; the backend argument is ignored).
+@Test(.enabled(if: openSSLPresentOrRequired, Comment(rawValue: noOpenSSL)))
+func md5MatchesOpenSSL() throws {
+    guard let o = requireOpenSSL() else { return }
+    var rng = SplitMix64(seed: 1321)
+    for n in Array(0...300) + crossLengths.filter({ $0 > 300 && $0 % 7 == 0 }) {
+        let msg = rng.bytes(n)
+        let want = try o.digest("md5", msg)
+        for offset in [0, 1, 3, 7] {
+            let got = rampartDigest("md5", msg, backend: .portable, offset: offset, rng: &rng)
+            if got != want {
+                Issue.record("md5 length \(n) offset \(offset): \(Hex.encode(got)) != OpenSSL \(Hex.encode(want))")
+                return
+            }
+        }
+    }
+}

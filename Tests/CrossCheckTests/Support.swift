@@ -55,6 +55,7 @@ func rampartDigest(_ alg: String, _ msg: [UInt8], backend: Backend, offset: Int,
         }
         switch alg {
         case "sha1": var h = Insecure.SHA1(backend: backend); feed { h.update(bufferPointer: $0) }; return h.finalize().bytes
+        case "md5": var h = Insecure.MD5(backend: backend); feed { h.update(bufferPointer: $0) }; return h.finalize().bytes
         case "sha256": var h = SHA256(backend: backend); feed { h.update(bufferPointer: $0) }; return h.finalize().bytes
         case "sha512": var h = SHA512(backend: backend); feed { h.update(bufferPointer: $0) }; return h.finalize().bytes
         default:

@@ -229,5 +229,42 @@ enum MemoryScan {
         #expect(during >= 1)
         #expect(after == 0, "a copy of the AES key survived the key and the cipher")
     }
+
+    @Test func secretChatKeyAndExponentsAreGoneAfterTheExchangeAndMessages() throws {
+        // The chat key (64 bytes from its middle) and the creator's exponent a (64 bytes from its middle).
+        var needles: [MaskedNeedle] = []
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, [SecretChat.Key]) in
+            var rng = SystemRandomNumberGenerator()
+            let config = SecretChat.DHConfig.telegram()
+            let request = try SecretChat.KeyRequest(config: config, serverRandom: [1, 2, 3], using: &rng)
+            let accept = try SecretChat.KeyAcceptance(gA: request.gA, config: config, using: &rng)
+            let key = try request.complete(gB: accept.gB, keyFingerprint: accept.keyFingerprint)
+            needles.append(request.pair.secret.withUnsafeBytes { MaskedNeedle(UnsafeRawBufferPointer(rebasing: $0[96..<160])) })
+            // Use the key: v2 both ways and v1.
+            let tl = [UInt8](repeating: 0x42, count: 64)
+            let a = try SecretChat.Envelope.encrypt(tl, key: key, sender: .creator, using: &rng)
+            _ = try SecretChat.Envelope.decrypt(a, keys: [accept.key], sender: .creator, allowV1: false)
+            let b = try SecretChat.Envelope.encryptV1(tl, key: accept.key, using: &rng)
+            _ = try SecretChat.Envelope.decrypt(b, keys: [key], sender: .acceptor, allowV1: true)
+            let needle = key.withUnsafeBytes { MaskedNeedle(UnsafeRawBufferPointer(rebasing: $0[96..<160])) }
+            return (needle, [key, accept.key])
+        }
+        #expect(during >= 1, "the scanner must find the chat key while it lives")
+        #expect(after == 0, "a copy of the chat key survived the exchange, the messages and the key")
+        #expect(MemoryScan.count(needles[0]) == 0, "a copy of the secret exponent survived the exchange")
+    }
+
+    @Test func fileKeyIsGoneWhenReleased() throws {
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, SecretChat.FileKey) in
+            var rng = SystemRandomNumberGenerator()
+            let fk = SecretChat.FileKey(using: &rng)
+            let file = [UInt8](repeating: 9, count: 1000)
+            _ = try fk.decrypt(fk.encrypt(file), size: 1000)
+            _ = fk.fingerprint
+            return (fk.storage.withUnsafeBytes { MaskedNeedle($0) }, fk)
+        }
+        #expect(during >= 1)
+        #expect(after == 0, "a copy of the file key and IV survived the key")
+    }
 }
 #endif

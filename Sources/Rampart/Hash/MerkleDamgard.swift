@@ -21,6 +21,12 @@ protocol MDCompressor {
     static func compress(_ words: inout Words, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend)
     /// Writes the digest (big-endian words) to `out`.
     static func store(_ words: Words, _ out: UnsafeMutableRawPointer)
+    /// Whether the bit length in the last block is little-endian (MD5) rather than big-endian (SHA).
+    static var lengthIsLittleEndian: Bool { get }
+}
+
+extension MDCompressor {
+    @usableFromInline static var lengthIsLittleEndian: Bool { false }
 }
 
 /// Streaming state for a Merkle-Damgard hash: chaining value, partial block, total length.
@@ -74,7 +80,7 @@ struct MDEngine<C: MDCompressor>: Sendable {
                 start = 0
             }
             (base + start).initializeMemory(as: UInt8.self, repeating: 0, count: bs - 8 - start)
-            base.storeBE64(bitLength, bs - 8)
+            if C.lengthIsLittleEndian { base.storeLE64(bitLength, bs - 8) } else { base.storeBE64(bitLength, bs - 8) }
             if C.lengthSize == 16 { base.storeBE64(highBits, bs - 16) }
             C.compress(&w, UnsafeRawPointer(base), 1, backend)
         }

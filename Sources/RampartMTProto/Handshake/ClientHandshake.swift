@@ -239,16 +239,12 @@ public struct ClientHandshake: Sendable {
                                                                 using rng: inout R) throws(MTProtoError) -> [UInt8] {
         let mod: Modulus
         do { mod = try Modulus(ex.prime) } catch { throw .dhCheckFailed("dh_prime is not a usable modulus") }
-        for _ in 0..<16 {
-            let bBytes = SecretBytes.random(256, using: &rng)
-            var b = bBytes.withUnsafeBytes { BigUInt(bigEndian: $0) }
-            defer { b.wipe() }
-            let gB = mod.constantTimePower(BigUInt(UInt64(ex.g)), b)
-            // Our own g_b outside the range of Docs/MTProto.md §4: draw another b (the loop bounds the tries).
-            guard (try? DiffieHellman.checkPublicValue(gB, prime: ex.prime)) != nil else { continue }
+        // b with g_b inside the range of Docs/MTProto.md §4 (at most 16 draws).
+        if let pair = DHKeyPair.generate(g: ex.g, prime: ex.prime, modulus: mod, using: &rng) {
+            let gB = pair.publicValue
             // g_a^b mod p as exactly 256 bytes, computed at fixed width (no length of it shows).
             var key: [UInt8]
-            do { key = try mod.constantTimePower(ex.gA, b, byteCount: 256) } catch { throw .primitive(error) }
+            do { key = try pair.sharedKey(with: ex.gA, modulus: mod) } catch { throw .primitive(error) }
             defer { key.withUnsafeMutableBytes { secureZero($0) } }
             let inner = ClientDHInnerData(nonce: ex.nonce, serverNonce: ex.serverNonce, retryID: retryID,
                                           gB: gB.bigEndianBytes())

@@ -159,20 +159,9 @@ public struct ServerHandshake: Sendable {
         if let e = inner.kind.expiresIn, e <= 0 { throw .handshakeFailed("expires_in must be positive") }
 
         // a, g_a with g_a inside the range of Docs/MTProto.md §4.
-        var secretA: SecretBytes?
-        var gA = BigUInt()
-        for _ in 0..<16 {
-            let candidate = SecretBytes.random(256, using: &rng)
-            var a = candidate.withUnsafeBytes { BigUInt(bigEndian: $0) }
-            gA = modulus.constantTimePower(BigUInt(UInt64(configuration.g)), a)
-            a.wipe()
-            // Our own g_a outside the range of Docs/MTProto.md §4: draw another a (the loop bounds the tries).
-            if (try? DiffieHellman.checkPublicValue(gA, prime: configuration.prime)) != nil {
-                secretA = candidate
-                break
-            }
-        }
-        guard let secretA else { throw .dhCheckFailed("no g_a in range") }
+        guard let pairA = DHKeyPair.generate(g: configuration.g, prime: configuration.prime, modulus: modulus, using: &rng)
+        else { throw .dhCheckFailed("no g_a in range") }
+        let secretA = pairA.secret, gA = pairA.publicValue
         let newNonce = SecretBytes(inner.newNonce)
         inner.newNonce.secureWipe()
         let (tmpKey, tmpIV) = HandshakeCrypto.temporaryKeyIV(newNonce: newNonce, serverNonce: serverNonce)
@@ -227,12 +216,10 @@ public struct ServerHandshake: Sendable {
         } catch {
             throw .dhCheckFailed("g_b out of range")
         }
-        var a = pending.a.withBytes { BigUInt(bigEndian: $0) }
         // g_b^a mod p as exactly 256 bytes, computed at fixed width; the bytes are wiped once the
         // AuthKey holds its own copy.
         var keyBytes: [UInt8]
-        do { keyBytes = try modulus.constantTimePower(gB, a, byteCount: 256) } catch { a.wipe(); throw .primitive(error) }
-        a.wipe()
+        do { keyBytes = try DHKeyPair(secret: pending.a, publicValue: BigUInt()).sharedKey(with: gB, modulus: modulus) } catch { throw .primitive(error) }
         defer { keyBytes.secureWipe() }
         let key = try AuthKey(keyBytes)
         if let inUse = configuration.keyIdInUse, inUse(key.id) {

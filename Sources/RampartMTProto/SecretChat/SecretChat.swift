@@ -17,6 +17,11 @@ public enum SecretChatError: Error, Equatable, Hashable, Sendable {
     case dhCheckFailed(String)
     /// The key fingerprint the peer sent does not match the computed key: the chat must be discarded.
     case fingerprintMismatch
+    /// A secret-chat key that is not exactly 256 bytes (Docs/MTProto.md §7.2).
+    case invalidKey
+    /// An outgoing message or file that cannot be encrypted (TL not a multiple of 4 bytes or too
+    /// long, a file buffer that is not whole AES blocks); the text is for people.
+    case invalidPlaintext(String)
 
     // MARK: TL and sequence numbers
     /// The decrypted end-to-end TL is malformed (the text is for people).

@@ -1,0 +1,150 @@
+// Secret-chat rows (Docs/MTProto.md §7.2, §7.3):
+//
+// * `secret-chat-encrypt` / `secret-chat-decrypt` (1 KiB, 64 KiB): the whole v2 message, Rampart's
+//   `SecretChat.Envelope` against the same composition from OpenSSL calls as the cloud rows
+//   (`mtproto-encrypt-v2`): EVP SHA-256 with two updates per hash and `AES_ige_encrypt` with a
+//   legacy `AES_KEY`, preallocated buffers. Plaintext = int32 length ‖ TL ‖ minimal padding (12–27
+//   random bytes), x = 0 (the creator writes), framing key_fingerprint ‖ msg_key ‖ ciphertext; the
+//   decryption checks msg_key, the length field and the padding bounds on both sides.
+// * `secret-chat-dh`: one key exchange, both sides (g^a, g^b, g_b^a, g_a^b: four constant-time
+//   2048-bit exponentiations, plus the range checks and the fingerprint) against four
+//   `BN_mod_exp_mont_consttime` calls with precomputed Montgomery contexts.
+
+import Rampart
+import RampartMTProto
+import RampartReference
+import RampartTestSupport
+
+/// A tiny generator for padding bytes (xorshift64*).
+private struct SecretChatRNG: RandomNumberGenerator {
+    var s: UInt64 = 0x9E37_79B9_7F4A_7C15
+    mutating func next() -> UInt64 {
+        s ^= s >> 12; s ^= s << 25; s ^= s >> 27
+        return s &* 0x2545_F491_4F6C_DD1D
+    }
+}
+
+func secretChatMessageRows() -> [Row] {
+    var rows: [Row] = []
+    let keyBuffer = UnsafeRawBufferPointer(buffer(256))
+    let key = try! SecretChat.Key(keyBuffer)
+    let keyPtr = keyBuffer.baseAddress!
+    let fingerprintBytes = key.fingerprintBytes
+
+    for size in [1024, 65536] {
+        let tlRaw = UnsafeRawBufferPointer(buffer(size))  // lives for the whole run
+        let tl = Array(tlRaw)
+        var rng = SecretChatRNG()
+        let data = try! SecretChat.Envelope.encrypt(tl, key: key, sender: .creator, padding: .minimal, using: &rng)
+
+        var encrypt = [Contender(implementation: "rampart") {
+            let d = try! SecretChat.Envelope.encrypt(tl, key: key, sender: .creator, padding: .minimal, using: &rng)
+            consume(d[d.count - 1])
+        }]
+        var decrypt = [Contender(implementation: "rampart") {
+            let m = try! SecretChat.Envelope.decrypt(data, keys: [key], sender: .creator, allowV1: false)
+            consume(m.tl[0])
+        }]
+
+        if let sha = OpenSSL.shared?.digestContext("sha256"), let aes = OpenSSLAES.shared,
+           let encKey = aes.legacyKey([UInt8](repeating: 0, count: 32), encrypt: true),
+           let decKey = aes.legacyKey([UInt8](repeating: 0, count: 32), encrypt: false) {
+            let pad = 12 + (16 - (4 + size + 12) % 16) % 16
+            let plainLength = 4 + size + pad
+            let plain = UnsafeMutableRawPointer.allocate(byteCount: plainLength, alignment: 64)
+            let out = UnsafeMutableRawPointer.allocate(byteCount: 24 + plainLength, alignment: 64)
+            let scratch = UnsafeMutableRawPointer.allocate(byteCount: 192, alignment: 64)  // large | a | b | key ‖ iv
+            let large = scratch, a = scratch + 32, b = scratch + 64, kiv = scratch + 96
+            func keyPart(_ o: Int, _ n: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: keyPtr + o, count: n) }
+            /// KDF v2 (x = 0) from the msg_key at `mk` into kiv (aes_key ‖ aes_iv).
+            func kdf(_ mk: UnsafeRawPointer) {
+                let m = UnsafeRawBufferPointer(start: mk, count: 16)
+                sha.hash(m, keyPart(0, 36), into: a)
+                sha.hash(keyPart(40, 36), m, into: b)
+                kiv.copyMemory(from: a, byteCount: 8); (kiv + 8).copyMemory(from: b + 8, byteCount: 16)
+                (kiv + 24).copyMemory(from: a + 24, byteCount: 8)
+                (kiv + 32).copyMemory(from: b, byteCount: 8); (kiv + 40).copyMemory(from: a + 8, byteCount: 16)
+                (kiv + 56).copyMemory(from: b + 24, byteCount: 8)
+            }
+            let tlPtr = tlRaw.baseAddress!
+            encrypt.append(Contender(implementation: "openssl") {
+                plain.storeBytes(of: UInt32(size).littleEndian, toByteOffset: 0, as: UInt32.self)
+                (plain + 4).copyMemory(from: tlPtr, byteCount: size)
+                var i = 0
+                while i < pad {
+                    var v = rng.next()
+                    let k = min(8, pad - i)
+                    withUnsafeBytes(of: &v) { (plain + 4 + size + i).copyMemory(from: $0.baseAddress!, byteCount: k) }
+                    i += k
+                }
+                sha.hash(keyPart(88, 32), UnsafeRawBufferPointer(start: plain, count: plainLength), into: large)
+                fingerprintBytes.withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: 8) }
+                (out + 8).copyMemory(from: large + 8, byteCount: 16)
+                kdf(large + 8)
+                encKey.setKey(kiv, count: 32)
+                encKey.ige(UnsafeRawBufferPointer(start: plain, count: plainLength), into: out + 24, iv: kiv + 32)
+                consume(out + 24 + plainLength - 1)
+            })
+            // The composition is right: Rampart opens what it produced.
+            encrypt[encrypt.count - 1].op()
+            let check = try? SecretChat.Envelope.decrypt(UnsafeRawBufferPointer(start: out, count: 24 + plainLength),
+                                                         keys: [key], sender: .creator, allowV1: false)
+            if check?.tl != tl { fail("openssl secret-chat composition does not round-trip through Rampart") }
+
+            let n = data.count
+            let p = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64)  // lives for the whole run
+            data.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: n) }
+            decrypt.append(Contender(implementation: "openssl") {
+                guard n >= 40, (n - 24) % 16 == 0,
+                      fingerprintBytes.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) }) == p.loadUnaligned(as: UInt64.self)
+                else { fail("openssl secret chat: bad data") }
+                let len = n - 24
+                kdf(p + 8)
+                decKey.setKey(kiv, count: 32)
+                decKey.ige(UnsafeRawBufferPointer(start: p + 24, count: len), into: plain, iv: kiv + 32)
+                sha.hash(keyPart(88, 32), UnsafeRawBufferPointer(start: plain, count: len), into: large)
+                var diff: UInt64 = 0
+                for j in 0..<2 {
+                    diff |= (large + 8).loadUnaligned(fromByteOffset: 8 * j, as: UInt64.self) ^ (p + 8).loadUnaligned(fromByteOffset: 8 * j, as: UInt64.self)
+                }
+                let l = Int(Int32(bitPattern: UInt32(littleEndian: plain.loadUnaligned(fromByteOffset: 0, as: UInt32.self))))
+                let padding = len - 4 - l
+                guard diff == 0, l >= 0, l % 4 == 0, padding >= 12, padding <= 1024 else { fail("openssl secret chat: check failed") }
+                consume(plain + 4)
+            })
+        }
+        rows.append(Row(operation: "secret-chat-encrypt", size: size, unit: .mbps, contenders: encrypt))
+        rows.append(Row(operation: "secret-chat-decrypt", size: size, unit: .mbps, contenders: decrypt))
+    }
+    return rows
+}
+
+func secretChatDHRows() -> [Row] {
+    let config = SecretChat.DHConfig.telegram()
+    var seed: UInt64 = 7
+    var cs = [Contender(implementation: "rampart") {
+        seed &+= 1
+        var ra = SplitMix64(seed: seed), rb = SplitMix64(seed: ~seed)
+        guard let request = try? SecretChat.KeyRequest(config: config, using: &ra),
+              let accept = try? SecretChat.KeyAcceptance(gA: request.gA, config: config, using: &rb),
+              let key = try? request.complete(gB: accept.gB, keyFingerprint: accept.keyFingerprint)
+        else { fail("secret-chat key exchange failed") }
+        consume(key.fingerprintBytes[0])
+    }]
+    if let bn = OpenSSLBN.shared {
+        var rng = SplitMix64(seed: 0xD4)
+        let p = DiffieHellman.telegramPrime
+        let a = randomBytes(count: 256, using: &rng), b = randomBytes(count: 256, using: &rng)
+        let m = try! Modulus(p)
+        let ga = m.constantTimePower(BigUInt(3), BigUInt(bigEndian: a)).bigEndianBytes()
+        let gb = m.constantTimePower(BigUInt(3), BigUInt(bigEndian: b)).bigEndianBytes()
+        let pb = p.bigEndianBytes()
+        if let p1 = OpenSSLBN.ModExpProblem(bn, base: [3], exponent: a, modulus: pb),
+           let p2 = OpenSSLBN.ModExpProblem(bn, base: [3], exponent: b, modulus: pb),
+           let p3 = OpenSSLBN.ModExpProblem(bn, base: gb, exponent: a, modulus: pb),
+           let p4 = OpenSSLBN.ModExpProblem(bn, base: ga, exponent: b, modulus: pb) {
+            cs.append(Contender(implementation: "openssl") { p1.run(); p2.run(); p3.run(); p4.run() })
+        }
+    }
+    return [Row(operation: "secret-chat-dh", size: 0, unit: .opsps, contenders: cs)]
+}

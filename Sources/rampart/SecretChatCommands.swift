@@ -1,0 +1,81 @@
+// `rampart mtproto secret-chat …`: Telegram secret-chat tools over RampartMTProto's SecretChat
+// (Docs/MTProto.md §7). Today: `visualize`, the key image as an SVG.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Rampart
+import RampartMTProto
+
+let secretChatUsage = """
+usage: rampart mtproto secret-chat visualize (--key-hash HEX | --key-file F [--layer46-key-file F2]) --out FILE.svg [--cell N]
+
+  visualize  draws the key image people compare to verify a secret chat (Docs/MTProto.md §7.7) and
+             writes it as an SVG to --out (replaced if it exists). Prints the key hash and, with
+             --key-file, the key's key_fingerprint and its SHA-1 and SHA-256 fingerprints.
+               --key-hash HEX          the 36-byte key hash (12 x 12 image) or a legacy 16-byte one (8 x 8)
+               --key-file F            the 256-byte chat key (raw bytes, or 512 hex digits); the hash is
+                                       SHA1(key)[0..<16] ‖ SHA256(key)[0..<20]
+               --layer46-key-file F2   the key in use when the chat reached layer 46, if it differs
+                                       from the original key (its SHA-256 half of the hash)
+               --cell N                pixels per cell (default 16)
+"""
+
+func secretChatCommand(_ args: [String]) {
+    let cmd = "mtproto secret-chat"
+    let o = Options(args, allowed: ["key-hash", "key-file", "layer46-key-file", "out", "cell"], command: cmd)
+    if o.help { print(secretChatUsage); exit(0) }
+    guard o.positional == ["visualize"] else { usageError("\(cmd): expected `visualize` (see rampart mtproto secret-chat --help)") }
+    let out = o.require("out", "\(cmd) visualize")
+    let cell = o.int("cell", cmd) ?? 16
+    guard (1...256).contains(cell) else { usageError("\(cmd): --cell must be 1...256") }
+    let hash: [UInt8]
+    if let h = o.hex("key-hash", cmd) {
+        guard o.values["key-file"] == nil, o.values["layer46-key-file"] == nil else {
+            usageError("\(cmd): give --key-hash or --key-file, not both")
+        }
+        hash = h
+    } else if let path = o.values["key-file"] {
+        let key = readChatKey(path, cmd)
+        let layer46 = o.values["layer46-key-file"].map { readChatKey($0, cmd) }
+        hash = SecretChat.keyHash(originalKey: key, layer46Key: layer46)
+        print("key_fingerprint: \(key.fingerprint) (\(Hex.encode(key.fingerprintBytes)))")
+        print("sha1-fingerprint: \(Hex.encode(SecretChat.sha1Fingerprint(of: key)))")
+        print("sha256-fingerprint: \(Hex.encode(SecretChat.sha256Fingerprint(of: key)))")
+    } else {
+        usageError("\(cmd): missing --key-hash or --key-file")
+    }
+    guard let image = try? SecretChat.KeyImage(keyHash: hash) else {
+        usageError("\(cmd): the key hash must be 36 bytes (or 16 for the legacy image), not \(hash.count)")
+    }
+    print("key-hash: \(Hex.encode(hash))")
+    let svg = Array(image.svg(cellSize: cell).utf8)
+    let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { usageError("\(cmd): cannot write \(out)") }
+    var written = 0
+    while written < svg.count {
+        let n = svg.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { close(fd); usageError("\(cmd): cannot write \(out)") }
+        written += n
+    }
+    close(fd)
+    print("wrote \(out) (\(image.side)x\(image.side))")
+}
+
+/// A 256-byte chat key from a file: raw bytes, or 512 hex digits (whitespace ignored).
+private func readChatKey(_ path: String, _ cmd: String) -> SecretChat.Key {
+    var bytes = readFile(path, limit: 4096, cmd)
+    defer { bytes.secureWipe() }
+    if bytes.count != 256 {
+        let text = String(decoding: bytes.filter { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }, as: UTF8.self)
+        guard var decoded = try? Hex.decode(text) else { usageError("\(cmd): \(path) is neither 256 raw bytes nor hex") }
+        defer { decoded.secureWipe() }
+        guard let k = try? SecretChat.Key(decoded) else { usageError("\(cmd): \(path) does not hold a 256-byte key") }
+        return k
+    }
+    guard let k = try? SecretChat.Key(bytes) else { usageError("\(cmd): \(path) does not hold a 256-byte key") }
+    return k
+}
