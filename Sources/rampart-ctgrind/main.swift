@@ -512,6 +512,18 @@ add("threema") {
     var refused = false
     do { _ = try MessageEnvelope(parsing: bad).open(keys: fromAlice) } catch { refused = true }
     try check(refused, "tampered Threema message refused")
+    // The one-pass open over the wire bytes, and a long body (the paired boxes' long fallback).
+    var store2 = InMemoryNonceStore()
+    let again = try EndToEnd.open(sealed, as: bob, keys: fromAlice, nonceStore: &store2)
+    try check(published(again.container.body) == published(body), "one-pass open")
+    refused = false
+    do { _ = try EndToEnd.open(bad, keys: fromAlice) } catch { refused = true }
+    try check(refused, "tampered Threema message refused (one pass)")
+    let longBody = rng.bytes(700)
+    secret(longBody)
+    let long = OutgoingMessage(type: .text, body: longBody, createdAt: 1_700_000_000_000, nickname: "Alice", using: &rng)
+    let sealedLong = published(try EndToEnd.seal(long, from: alice, keys: toBob, using: &rng))
+    try check(published(try EndToEnd.open(sealedLong, keys: fromAlice).container.body) == published(longBody), "long message")
     let key = SymmetricKey(data: blobKey)
     let blob = published(try ThreemaBlob.encrypt(body, key: key, kind: .file))
     try check(published(try ThreemaBlob.decrypt(blob, key: key, kind: .file)) == published(body), "blob round trip")
