@@ -166,6 +166,14 @@ public enum SecretBox {
         }
     }
 
+    /// As ``seal(inPlace:count:tag:using:nonce:)`` with the 32 key bytes at `key` (a key derived into
+    /// temporary memory by the caller, who wipes it), on the default backend.
+    package static func seal(inPlace buffer: UnsafeMutableRawPointer, count: Int, tag: UnsafeMutableRawPointer,
+                             key: UnsafeRawPointer, nonce: UnsafeRawPointer) {
+        secretBoxSeal(UnsafeRawPointer(buffer), buffer, count, tag: tag, key: key, nonce: nonce,
+                      hardware: Kernels.salsa20.runs(on: CPU.defaultBackend))
+    }
+
     /// Verifies `tag` over the `count` ciphertext bytes at `source` and, only if it matches, writes the
     /// plaintext to `destination` (the same buffer or a disjoint one). Returns whether the tag matched;
     /// on a mismatch nothing is written. `nonce` points at 24 bytes.

@@ -218,19 +218,18 @@ extension Ibex {
             }
             // `tag ‖ ciphertext` in one buffer: type and body are copied behind the tag's 16 bytes and
             // sealed in place (the layout of crypto_secretbox_easy).
-            let key = ratchet.currentEncryptionKey
-            var sealFailed = false
             let sealed = [UInt8](unsafeUninitializedCapacity: 17 + body.count) { buffer, count in
                 let b = UnsafeMutableRawPointer(buffer.baseAddress!)
                 b.storeBytes(of: type, toByteOffset: 16, as: UInt8.self)
                 body.withUnsafeBytes { if let p = $0.baseAddress { (b + 17).copyMemory(from: p, byteCount: $0.count) } }
-                Ibex.zeroNonce.withUnsafeBytes { n in
-                    do { try SecretBox.seal(inPlace: b + 16, count: 1 + body.count, tag: b, using: key, nonce: n.baseAddress!) }
-                    catch { sealFailed = true }
+                // The message key is derived into temporary memory and wiped after the seal.
+                ratchet.withCurrentEncryptionKey { key in
+                    Ibex.zeroNonce.withUnsafeBytes { n in
+                        SecretBox.seal(inPlace: b + 16, count: 1 + body.count, tag: b, key: key, nonce: n.baseAddress!)
+                    }
                 }
                 count = 17 + body.count
             }
-            guard !sealFailed else { throw .invalidArgument("secretbox") }
             let message = Encapsulated(dhType: dhType, counter: ratchet.counter, encryptedInner: sealed,
                                        offeredVersion: offered, appliedVersion: applied, groupIdentity: groupIdentity)
             ratchet.turn()

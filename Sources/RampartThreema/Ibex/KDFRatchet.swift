@@ -35,6 +35,14 @@ extension Ibex {
         /// The message key `XDHMK` for the current counter.
         public var currentEncryptionKey: SymmetricKey { Self.derive(chainKey, Self.saltAEK) }
 
+        /// Calls `body` with the 32 bytes of ``currentEncryptionKey`` in temporary memory, wiped
+        /// afterwards (the send path: no key object is allocated per message).
+        func withCurrentEncryptionKey<T>(_ body: (UnsafeRawPointer) -> T) -> T {
+            var digest = try! BLAKE2b(outputByteCount: 32, key: chainKey, salt: Self.saltAEK, personal: Self.personal16).finalize()
+            defer { withUnsafeMutableBytes(of: &digest) { secureZero($0) } }
+            return digest.withUnsafeBytes { body($0.baseAddress!) }
+        }
+
         /// Replaces the chain key by its successor and increments the counter.
         public mutating func turn() {
             chainKey = Self.derive(chainKey, Self.saltCK)
