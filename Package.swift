@@ -84,6 +84,13 @@ let package = Package(
             path: "Sources/RampartAccelAVX2Mont",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
+        // AES-GCM on 256-bit vectors (VAES + VPCLMULQDQ, sixteen blocks per iteration): its own tier,
+        // opt-in by detection (`Kernels.ghashWide`). No AVX-512 instructions.
+        .target(
+            name: "RampartAccelVAES",
+            path: "Sources/RampartAccelVAES",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+vaes", "+vpclmulqdq", "+pclmul", "+aes", "+ssse3", "+sse4.1"])
+        ),
         // Value barriers (volatile round trips through memory) that the optimizer cannot see through:
         // the masks of constant-time selections pass through them. Builtin module, no CPU features.
         .target(
@@ -95,8 +102,8 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartBarrier",
-                           "RampartKernelSupport"],
+                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES",
+                           "RampartBarrier", "RampartKernelSupport"],
             path: "Sources/Rampart"
         ),
         // Data codecs the protocols need (protobuf wire format, …): stdlib only, no cryptography.

@@ -139,9 +139,11 @@ func ctrMatchesOpenSSL(_ backend: Backend) throws {
 }
 
 /// Also through a cipher made with `init(gcmKey:)`, whose GHASH table is computed once at key setup
-/// (`prepared`) instead of in every call.
-@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends, [false, true])
-func gcmMatchesOpenSSL(_ backend: Backend, prepared: Bool) throws {
+/// (`prepared`) instead of in every call, and with the wide (VAES, sixteen-block) kernel allowed or
+/// not (`wide`; on hardware without VAES both run the 128-bit kernel).
+@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends, [(false, false), (false, true), (true, false), (true, true)])
+func gcmMatchesOpenSSL(_ backend: Backend, options: (prepared: Bool, wide: Bool)) throws {
+    let (prepared, wide) = options
     guard let o = requireOpenSSLAES() else { return }
     var g = SplitMix64(seed: 4)
     for n in aesStreamLengths {
@@ -149,8 +151,8 @@ func gcmMatchesOpenSSL(_ backend: Backend, prepared: Bool) throws {
         let nonceLength = n % 3 == 0 ? Int.random(in: 1...80, using: &g) : 12
         let nonce = g.bytes(nonceLength), aad = g.bytes(Int.random(in: 0...(n % 5 == 0 ? 300 : 40), using: &g))
         let (wantC, wantT) = try o.gcmSeal(key: key, nonce: nonce, aad: aad, msg)
-        let cipher = prepared ? try AES.Cipher(gcmKey: SymmetricKey(data: key).pinned(to: backend))
-                              : try AES.Cipher(key: key, backend: backend)
+        let cipher = prepared ? try AES.Cipher(gcmKey: SymmetricKey(data: key).pinned(to: backend), wideGCM: wide)
+                              : try AES.Cipher(key: SymmetricKey(data: key), backend: backend, wideGCM: wide)
         var tag = [UInt8](repeating: 0, count: 16)
         let got = try inPlaceUnaligned(msg, offset: (n + 5) % 8) { b in
             try nonce.withUnsafeBytes { nb in try aad.withUnsafeBytes { a in try tag.withUnsafeMutableBytes { t in
@@ -158,7 +160,7 @@ func gcmMatchesOpenSSL(_ backend: Backend, prepared: Bool) throws {
             } } }
         }
         if got != wantC || tag != wantT {
-            Issue.record("GCM seal \(backend) key \(key.count) length \(n) nonce \(nonceLength) aad \(aad.count) differs from EVP")
+            Issue.record("GCM seal \(backend) prepared \(prepared) wide \(wide) key \(key.count) length \(n) nonce \(nonceLength) aad \(aad.count) differs from EVP")
             return
         }
         let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: nonce), ciphertext: wantC, tag: wantT)

@@ -38,20 +38,26 @@ extension AES {
 
             /// Whether the GHASH power table for AES-GCM is in ``ghashTable`` (hardware kernels only).
             let ghashPrepared: Bool
+            /// Whether GCM runs the wide (VAES) kernel with this key: hardware, `Kernels.ghashWide`
+            /// active, and not turned off for the key (tests compare both tiers).
+            let wideGCM: Bool
 
-            convenience init(key: UnsafeRawBufferPointer, backend: Backend, prepareGHASH: Bool = false) throws(RampartError) {
+            convenience init(key: UnsafeRawBufferPointer, backend: Backend, prepareGHASH: Bool = false,
+                             allowWideGCM: Bool = true) throws(RampartError) {
                 let n = key.count
                 guard n == 16 || n == 24 || n == 32, let base = key.baseAddress else { throw .invalidKeyLength }
-                self.init(checkedKey: base, count: n, backend: backend, prepareGHASH: prepareGHASH)
+                self.init(checkedKey: base, count: n, backend: backend, prepareGHASH: prepareGHASH, allowWideGCM: allowWideGCM)
             }
 
             /// `n` is 16, 24 or 32 (the caller checked).
-            init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend, prepareGHASH: Bool = false) {
+            init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend, prepareGHASH: Bool = false,
+                 allowWideGCM: Bool = true) {
                 raw = UnsafeMutableRawPointer.allocate(byteCount: Schedule.size, alignment: 64)
                 raw.initializeMemory(as: UInt8.self, repeating: 0, count: Schedule.size)
                 keyByteCount = n
                 if Kernels.aes.runs(on: backend) {
                     hardware = true
+                    wideGCM = allowWideGCM && Kernels.ghashWide.isActive
                     rounds = AESKernel.expandKey(base, n, raw, raw + Schedule.decryptionOffset)
                     // The GHASH key H = E_K(0^128) and its eight-block powers, once per key (what an
                     // OpenSSL EVP context keeps between calls).
@@ -62,6 +68,7 @@ extension AES {
                             AESKernel.encryptECB(UnsafeRawPointer(r), nr, UnsafeRawPointer(hb.baseAddress!), hb.baseAddress!, 1)
                             GHASHKernel.precompute(UnsafeRawPointer(hb.baseAddress!), r + Schedule.ghashOffset, true)
                         }
+                        if wideGCM { GHASHWideKernel.extend(r + Schedule.ghashOffset) }
                         wipe(&h)
                         ghashPrepared = true
                     } else {
@@ -71,6 +78,7 @@ extension AES {
                 }
                 hardware = false
                 ghashPrepared = false
+                wideGCM = false
                 rounds = AESPortableCore.expandKey(base, n, raw.assumingMemoryBound(to: UInt64.self))
             }
 
@@ -79,9 +87,10 @@ extension AES {
                 raw.deallocate()
             }
 
-            static let size = 1024 + 256
+            static let size = 1024 + 512
             static let decryptionOffset = 256
-            /// The GHASH power table of a cipher prepared for GCM (256 bytes).
+            /// The GHASH power table of a cipher prepared for GCM (512 bytes: H_1 ... H_16 with the wide
+            /// kernel, the first 256 otherwise).
             static let ghashOffset = 1024
             var ghashTable: UnsafeRawPointer { UnsafeRawPointer(raw + Schedule.ghashOffset) }
 
@@ -117,9 +126,24 @@ extension AES {
         ///
         /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 16, 24 or 32 bytes.
         public init(gcmKey key: SymmetricKey) throws(RampartError) {
+            try self.init(gcmKey: key, wideGCM: true)
+        }
+
+        /// As ``init(gcmKey:)``, with the wide GCM kernel (`Kernels.ghashWide`) allowed or not: tests
+        /// run every message through both tiers.
+        @_spi(Testing)
+        public init(gcmKey key: SymmetricKey, wideGCM: Bool) throws(RampartError) {
             let backend = key.backend
             schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in
-                try Schedule(key: k, backend: backend, prepareGHASH: true)
+                try Schedule(key: k, backend: backend, prepareGHASH: true, allowWideGCM: wideGCM)
+            }
+        }
+
+        /// A key pinned to one implementation, with the wide GCM kernel allowed or not.
+        @_spi(Testing)
+        public init(key: SymmetricKey, backend: Backend, wideGCM: Bool) throws(RampartError) {
+            schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in
+                try Schedule(key: k, backend: backend, allowWideGCM: wideGCM)
             }
         }
 

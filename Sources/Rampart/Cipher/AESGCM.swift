@@ -240,12 +240,12 @@ extension AES {
 /// The GCM computation shared by seal and open, over either backend.
 enum GCMEngine {
     // Scratch layout (offsets in the 640-byte stack scratch).
-    static let tableOffset = 0      // 256 bytes: PCLMULQDQ power table
-    static let stateOffset = 256    // GHASH state Y
-    static let counterOffset = 272  // the running counter block
-    static let j0Offset = 288       // J0 (pre-counter block)
-    static let blockOffset = 304    // one-block temporary
-    static let keyOffset = 320      // H, then E_K(J0)
+    static let tableOffset = 0      // 512 bytes: PCLMULQDQ power table (16 powers for the wide kernel)
+    static let stateOffset = 512    // GHASH state Y
+    static let counterOffset = 528  // the running counter block
+    static let j0Offset = 544       // J0 (pre-counter block)
+    static let blockOffset = 560    // one-block temporary
+    static let keyOffset = 576      // H, then E_K(J0)
 
     /// Runs GCM over `buffer` in place. Sealing writes the tag to `tagOut`; opening compares with
     /// `tagIn` and returns whether it matched (the caller wipes the buffer when it did not).
@@ -263,11 +263,14 @@ enum GCMEngine {
             // H = E_K(0^128) and the table are computed here, the eight-block powers only when some
             // GHASH call will take eight blocks at once.
             let prepared = clmul && cipher.schedule.ghashPrepared
+            // The wide (VAES) kernel takes the message's first 16·⌊blocks/16⌋ blocks.
+            let wide = clmul && cipher.schedule.wideGCM && input.count >= 256
             let table = prepared ? cipher.schedule.ghashTable : UnsafeRawPointer(s + tableOffset)
             if !prepared {
                 cipher.ecbEncrypt(UnsafeRawPointer(hkey), hkey, 1)
                 let allPowers = input.count >= 128 || aad.count >= 128 || (nonce.count != 12 && nonce.count >= 128)
                 if clmul { GHASHKernel.precompute(UnsafeRawPointer(hkey), s + tableOffset, allPowers) }
+                if wide { GHASHWideKernel.extend(s + tableOffset) }
             }
             var portableKey = clmul ? nil : GHASHPortableKey(hashKey: UnsafeRawPointer(hkey))
             defer { wipe(&portableKey) }
@@ -317,12 +320,21 @@ enum GCMEngine {
                 let whole = n / 16
                 if whole > 0 {
                     if clmul && GHASHKernel.stitchesGCM {
-                        if sealing {
-                            GHASHKernel.gcmEncrypt(cipher.schedule.enc, cipher.schedule.rounds, table,
-                                                   counter, state, src, dst, whole)
-                        } else {
-                            GHASHKernel.gcmDecrypt(cipher.schedule.enc, cipher.schedule.rounds, table,
-                                                   counter, state, src, dst, whole)
+                        let rk = cipher.schedule.enc, rounds = cipher.schedule.rounds
+                        let w = wide ? whole & ~15 : 0
+                        if w > 0 {
+                            if sealing {
+                                GHASHWideKernel.gcmEncrypt(rk, rounds, table, counter, state, src, dst, w)
+                            } else {
+                                GHASHWideKernel.gcmDecrypt(rk, rounds, table, counter, state, src, dst, w)
+                            }
+                        }
+                        if whole > w {
+                            if sealing {
+                                GHASHKernel.gcmEncrypt(rk, rounds, table, counter, state, src + 16 * w, dst + 16 * w, whole - w)
+                            } else {
+                                GHASHKernel.gcmDecrypt(rk, rounds, table, counter, state, src + 16 * w, dst + 16 * w, whole - w)
+                            }
                         }
                     } else {
                         ctrAndHash(cipher, counter, src, dst, whole, sealing, absorbBlocks)

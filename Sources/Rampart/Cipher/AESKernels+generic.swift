@@ -63,4 +63,22 @@ enum GHASHKernel {
     }
 }
 
+
+/// No wide GCM tier on this architecture (its choice is inactive, so these are unreachable).
+enum GHASHWideKernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func extend(_ table: UnsafeMutableRawPointer) {
+        preconditionFailure("unreachable: Kernels.ghashWide is inactive on this architecture")
+    }
+    static func gcmEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
+                           _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        preconditionFailure("unreachable: Kernels.ghashWide is inactive on this architecture")
+    }
+    static func gcmDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
+                           _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        preconditionFailure("unreachable: Kernels.ghashWide is inactive on this architecture")
+    }
+}
+
 #endif

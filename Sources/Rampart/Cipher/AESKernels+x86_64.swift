@@ -3,6 +3,7 @@
 #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
 
 internal import RampartAccelAESNI
+internal import RampartAccelVAES
 
 enum AESKernel {
     static let name: String? = "aes-ni"
@@ -62,6 +63,29 @@ enum GHASHKernel {
     static func gcmDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
                            _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
         aesniGCMDecrypt(rk, rounds, table, counter, state, src, dst, n)
+    }
+}
+
+/// The wide GCM tier: VAES and VPCLMULQDQ on 256-bit vectors, sixteen blocks per iteration, with a
+/// 512-byte power table (H_1 ... H_16) whose first 256 bytes are GHASHKernel's table.
+enum GHASHWideKernel {
+    static let name: String? = "vaes+vpclmulqdq"
+    static func supported(_ f: CPUFeatures) -> Bool { f.vaes && f.vpclmulqdq && f.avx2 }
+
+    /// Adds H_9 ... H_16 to a table whose first 256 bytes GHASHKernel.precompute wrote with all powers.
+    @inline(__always)
+    static func extend(_ table: UnsafeMutableRawPointer) { vaesGHASHExtendTable(table) }
+    /// CTR and GHASH over `n` whole blocks, `n` a multiple of 16, sealing.
+    @inline(__always)
+    static func gcmEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
+                           _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        vaesGCMEncrypt(rk, rounds, table, counter, state, src, dst, n)
+    }
+    /// GHASH and CTR over `n` whole blocks, `n` a multiple of 16, opening.
+    @inline(__always)
+    static func gcmDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
+                           _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        vaesGCMDecrypt(rk, rounds, table, counter, state, src, dst, n)
     }
 }
 

@@ -92,6 +92,24 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let box = try AES.GCM.seal(msg, using: cipher, nonce: nonce, authenticating: aad)
             #expect(try AES.GCM.open(box, using: cipher, authenticating: aad) == msg)
             results[i] = [box.ciphertext, Array(box.tag)]
+        case "ghash-wide":
+            // Sixteen-block groups and a 128-bit tail: 4133 bytes = 258 whole blocks (16 groups of 16,
+            // then 2) and 5 bytes; through a per-call table and a prepared cipher; on hardware also
+            // against the 128-bit kernel alone (the wide tier turned off for that key).
+            let msg = pattern(4133, 26), aad = pattern(41, 27)
+            let nonce = try AES.GCM.Nonce(data: pattern(12, 28))
+            let key = SymmetricKey(data: pattern(32, 29))
+            var out: [[UInt8]] = []
+            for cipher in [try AES.Cipher(key: key, backend: b, wideGCM: true),
+                           try AES.Cipher(gcmKey: key.pinned(to: b), wideGCM: true)] {
+                let box = try AES.GCM.seal(msg, using: cipher, nonce: nonce, authenticating: aad)
+                #expect(try AES.GCM.open(box, using: cipher, authenticating: aad) == msg)
+                out += [box.ciphertext, Array(box.tag)]
+            }
+            let narrow = try AES.GCM.seal(msg, using: try AES.Cipher(key: key, backend: b, wideGCM: false), nonce: nonce,
+                                          authenticating: aad)
+            #expect(narrow.ciphertext == out[0] && Array(narrow.tag) == out[1], "wide and 128-bit GCM kernels differ")
+            results[i] = out
         case "montgomery", "modexp-2048":
             // Fermat on the 2048-bit MTProto prime: 3^(p−1) ≡ 1, through both power routines; and a
             // 1088-bit modulus (not the wide kernel's size) for the generic kernel.
@@ -125,7 +143,10 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "ghash", "montgomery", "modexp-2048", "x25519"])
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "ghash", "ghash-wide", "montgomery",
+                          "modexp-2048", "x25519"])
+        // The wide GCM tier runs only alongside the GHASH kernel.
+        if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
         for k in Kernels.all {
             #expect(k.description == "\(k.primitive): \(k.selected)")
             if k.isActive { #expect(k.kernel != nil && k.selected == k.kernel) } else { #expect(k.selected == "portable") }
