@@ -44,7 +44,8 @@ let secretChatToolsUsage = """
              (--exchange-id N --key-fingerprint N), abort-key (--exchange-id N), noop,
              resend (--start N --end N).
   decode     reads a decryptedMessageLayer and prints it as one JSON object (layer, in_seq_no,
-             out_seq_no, random_bytes (a count), kind, random_id, text or action with its fields).
+             out_seq_no, random_bytes (a count), kind, random_id, text (and media: a document's
+             mime_type, size, key, iv and caption) or action with its fields).
   file-*     secret-chat files (§7.7); --file-key holds 64 bytes, the AES key then the IV.
              file-fingerprint prints `key_fingerprint: N` (int32 from MD5(key ‖ iv));
              file-encrypt pads with zeros to whole blocks and encrypts with AES-256-IGE;
@@ -284,6 +285,15 @@ private func decodeTool(_ cmd: String) {
     case .message(let m), .message46(let m):
         fields.append("\"kind\": \"message\"")
         fields.append("\"text\": \(jsonString(m.message))")
+        switch m.media {
+        case .document(let d)?:
+            // The file key is in the plaintext `open` already wrote; the receiver needs it for the file.
+            fields.append("\"media\": {\"type\": \"document\", \"mime_type\": \(jsonString(d.mimeType)), "
+                          + "\"size\": \(d.size), \"key\": \"\(Hex.encode(d.key))\", \"iv\": \"\(Hex.encode(d.iv))\", "
+                          + "\"caption\": \(jsonString(d.caption))}")
+        case .photo?: fields.append("\"media\": {\"type\": \"photo\"}")
+        case .empty?, nil: break
+        }
     case .message23(_, _, let text, _), .message8(_, _, let text, _):
         fields.append("\"kind\": \"message\"")
         fields.append("\"text\": \(jsonString(text))")
