@@ -14,7 +14,7 @@ import RampartMTProtoServer
 let mtprotoUsage = """
 usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [limits]
        rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N]
-       rampart mtproto secret-chat visualize ... (see rampart mtproto secret-chat --help)
+       rampart mtproto secret-chat visualize|dh-config|dh|seal|open|encode|decode|file-* ... (see rampart mtproto secret-chat --help)
 
   serve  listens on 127.0.0.1:P only. Loads the RSA private key (PKCS#1 PEM) from --rsa-key, or
          creates one there (mode 0600) when the file does not exist (a fresh key in memory without

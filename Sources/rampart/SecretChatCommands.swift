@@ -1,5 +1,6 @@
 // `rampart mtproto secret-chat …`: Telegram secret-chat tools over RampartMTProto's SecretChat
-// (Docs/MTProto.md §7). Today: `visualize`, the key image as an SVG.
+// (Docs/MTProto.md §7): `visualize`, the key image as an SVG; the step-by-step tools are in
+// SecretChatInteropCommands.swift.
 
 #if canImport(Glibc)
 import Glibc
@@ -24,10 +25,11 @@ usage: rampart mtproto secret-chat visualize (--key-hash HEX | --key-file F [--l
 """
 
 func secretChatCommand(_ args: [String]) {
+    if secretChatToolCommand(args) { return }
     let cmd = "mtproto secret-chat"
     let o = Options(args, allowed: ["key-hash", "key-file", "layer46-key-file", "out", "cell"], command: cmd)
-    if o.help { print(secretChatUsage); exit(0) }
-    guard o.positional == ["visualize"] else { usageError("\(cmd): expected `visualize` (see rampart mtproto secret-chat --help)") }
+    if o.help { print(secretChatUsage + "\n" + secretChatToolsUsage); exit(0) }
+    guard o.positional == ["visualize"] else { usageError("\(cmd): expected `visualize`, `dh-config`, `dh`, `seal`, `open`, `encode`, `decode` or `file-*` (see rampart mtproto secret-chat --help)") }
     let out = o.require("out", "\(cmd) visualize")
     let cell = o.int("cell", cmd) ?? 16
     guard (1...256).contains(cell) else { usageError("\(cmd): --cell must be 1...256") }
@@ -66,7 +68,7 @@ func secretChatCommand(_ args: [String]) {
 }
 
 /// A 256-byte chat key from a file: raw bytes, or 512 hex digits (whitespace ignored).
-private func readChatKey(_ path: String, _ cmd: String) -> SecretChat.Key {
+func readChatKey(_ path: String, _ cmd: String) -> SecretChat.Key {
     var bytes = readFile(path, limit: 4096, cmd)
     defer { bytes.secureWipe() }
     if bytes.count != 256 {
