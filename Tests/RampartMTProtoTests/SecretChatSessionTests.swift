@@ -147,9 +147,11 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         var fingerprints = [original]
         var firstRekeyAt: Int?
         var sent: [String] = [], sentB: [String] = []
+        var firstUnderOriginal: [UInt8] = []
         for i in 0..<300 {
             let s = "m\(i)"
             if i % 2 == 0 { try net.sendA(s); sent.append(s) } else { try net.sendB(s); sentB.append(s) }
+            if i == 0 { firstUnderOriginal = try #require(net.toB.last?.data) }
             try net.pump()
             let fp = try #require(net.a.fingerprint)
             #expect(net.b.fingerprint == fp, "both sides hold the same key after message \(i)")
@@ -172,6 +174,11 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         #expect(net.a.previousFingerprint == nil && net.b.previousFingerprint == nil)
         #expect(net.a.keychain.entries.count == 1 && net.b.keychain.entries.count == 1)
         #expect(net.a.rekeyPhase == .idle && net.b.rekeyPhase == .idle)
+        // Only the current and the previous key are tried: a replay under the original key is refused
+        // before sequence numbers are even looked at.
+        let before = net.b.status
+        #expect(throws: SecretChatError.rejectedMessage) { _ = try net.b.receive(firstUnderOriginal, using: &net.rng) }
+        #expect(net.b.status == before)
     }
 
     @Test func gapAsksForTheExactRangeAndRecovers() throws {
@@ -348,6 +355,43 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         #expect(net.a.keychain.entries.count == 1 && net.b.keychain.entries.count == 1)
         try net.sendB("still fine"); try net.pump()
         #expect(net.gotA == ["still fine"])
+    }
+
+    @Test func requestKeyWhileAnotherIsAcceptedIsAborted() throws {
+        var net = try SCNet(seed: 13)
+        try net.pump()
+        let first = try net.a.requestRekey(using: &net.rng)
+        let accepted = try net.deliverToB(first)
+        #expect(accepted.outgoing.count == 1)
+        guard case .accepted(let id) = net.b.rekeyPhase else { Issue.record("B did not accept"); return }
+        // A second RequestKey (forged through A's internals) while B's AcceptKey is outstanding.
+        let second = try scForceRequest(&net.a, id: id &+ 1, rng: &net.rng)
+        let r = try net.deliverToB(second)
+        let reply = try #require(r.outgoing.first)
+        #expect(try net.open(reply, from: net.b).message.action == .abortKey(exchangeID: id &+ 1))
+        #expect(net.b.rekeyPhase == .accepted(exchangeID: id))
+    }
+
+    @Test func establishedFromAnExchangeDoneElsewhere() throws {
+        var rng = SplitMix64(seed: 14)
+        let config = SecretChat.DHConfig.telegram()
+        let request = try SecretChat.KeyRequest(config: config, using: &rng)
+        let acceptance = try SecretChat.KeyAcceptance(gA: request.gA, config: config, using: &rng)
+        let key = try request.complete(gB: acceptance.gB, keyFingerprint: acceptance.keyFingerprint)
+        let clock = SCTestClock()
+        var (a, toB) = try SecretChat.Session.established(key: key, side: .creator, config: config, clock: clock.clock, using: &rng)
+        var (b, toA) = try SecretChat.Session.established(key: acceptance.key, side: .acceptor, config: config, clock: clock.clock, using: &rng)
+        #expect(a.keyHash == b.keyHash && a.fingerprint == b.fingerprint)
+        for m in toB { toA += try b.receive(m.data, using: &rng).outgoing }
+        for m in toA { _ = try a.receive(m.data, using: &rng) }
+        toB = try a.send(SCNet.text("hello", id: 7), using: &rng)
+        let r = try b.receive(toB[0].data, using: &rng)
+        #expect(SCNet.texts(r.messages) == ["hello"])
+        // x follows the author: B's own message (x = 8) does not open as one from the creator (x = 0).
+        let own = try b.send(SCNet.text("mine", id: 8), using: &rng)
+        let before = b.status
+        #expect(throws: SecretChatError.rejectedMessage) { _ = try b.receive(own[0].data, using: &rng) }
+        #expect(b.status == before)
     }
 
     @Test func weekOldKeyIsReplaced() throws {

@@ -112,7 +112,9 @@ extension SecretChat {
             public var rekey: RekeyPhase
         }
 
-        enum Rekey: Sendable {
+        // Indirect: a boxed payload, so that copies never read the unused bytes of the smaller case
+        // (memcheck reports those as uninitialised in the value witnesses).
+        indirect enum Rekey: Sendable {
             case requested(id: Int64, KeyRequest)
             case accepted(id: Int64, KeyAcceptance)
         }
@@ -214,7 +216,10 @@ extension SecretChat {
                 key = try request.complete(gB: gAOrB, keyFingerprint: keyFingerprint)
             case .handshake(.accepted(let gA, let acceptance)):
                 guard acceptance.keyFingerprint == keyFingerprint else { throw .fingerprintMismatch }
-                guard gAOrB == gA else { throw .dhCheckFailed("encryptedChat carries another g_a") }
+                // Compared as numbers: either copy may come without leading zero bytes.
+                guard BigUInt(bigEndian: gAOrB) == BigUInt(bigEndian: gA) else {
+                    throw .dhCheckFailed("encryptedChat carries another g_a")
+                }
                 key = acceptance.key
             default:
                 throw .wrongState("encryptedChat outside the handshake")
