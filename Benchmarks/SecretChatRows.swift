@@ -9,6 +9,8 @@
 // * `secret-chat-dh`: one key exchange, both sides (g^a, g^b, g_b^a, g_a^b: four constant-time
 //   2048-bit exponentiations, plus the range checks and the fingerprint) against four
 //   `BN_mod_exp_mont_consttime` calls with precomputed Montgomery contexts.
+// * `secret-chat-rekey` (Docs/MTProto.md §7.6): one complete re-key between two `SecretChat.Session`s
+//   against the same four exponentiations plus the OpenSSL composition of its four messages.
 
 import Rampart
 import RampartMTProto

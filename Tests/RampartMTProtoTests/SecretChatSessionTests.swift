@@ -407,6 +407,11 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         try net.pump()
         #expect(net.a.fingerprint != original && net.a.fingerprint == net.b.fingerprint)
         #expect(net.gotB == ["x", "y"])
+        // A clock that jumps to the far end of its range is no trap and no trigger.
+        net.clock.now = .min
+        #expect(!net.a.isRekeyDue)
+        try net.sendA("z"); try net.pump()
+        #expect(net.gotB == ["x", "y", "z"])
     }
 
     @Test func keychainPicksTheLatestValidKey() throws {

@@ -284,7 +284,10 @@ extension SecretChat {
         /// older than a week and encrypted at least one.
         public var isRekeyDue: Bool {
             guard let fp = currentFingerprint, let e = keychain.key(fingerprint: fp) else { return false }
-            return e.useCount > Self.rekeyUseLimit || (clock() - e.createdAt > Self.rekeyAge && e.encryptedCount >= 1)
+            if e.useCount > Self.rekeyUseLimit { return true }
+            // Overflow-checked: the clock is the caller's (a wild value means "not due", never a trap).
+            let (age, overflow) = clock().subtractingReportingOverflow(e.createdAt)
+            return !overflow && age > Self.rekeyAge && e.encryptedCount >= 1
         }
 
         /// Whether an exchange is open or the last switch is not finished (the previous key is still
