@@ -337,6 +337,29 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         #expect(net.b.keychain.entries.map(\.fingerprint) == [newKey])
     }
 
+    @Test func initiatorKeepsTheOldKeyUntilTheAcceptorsGapIsFilled() throws {
+        var net = try SCNet(seed: 15)
+        try net.pump()
+        let original = try #require(net.a.fingerprint)
+        try net.deliverToB(try net.a.requestRekey(using: &net.rng))   // → AcceptKey
+        try net.sendB("b-old")                                         // still under the old key
+        #expect(net.toA.count == 2)
+        let lost = net.toA.removeLast()
+        try net.deliverToA(net.toA.removeFirst())                     // AcceptKey → CommitKey, A switches
+        let newKey = try #require(net.a.fingerprint)
+        #expect(newKey != original)
+        let commit = try net.deliverToB(net.toB.removeFirst())        // B switches, nothing to send: Noop
+        #expect(commit.keyChanged && commit.outgoing.count == 1)
+        #expect(try net.open(commit.outgoing[0], from: net.b).message.action == .noop)
+        let noop = try net.deliverToA(net.toA.removeFirst())          // under the new key, behind a gap
+        #expect(noop.outgoing.count == 1 && net.a.previousFingerprint == original)
+        let resend = try net.deliverToB(net.toB.removeFirst())        // Resend → "b-old" again, old key
+        #expect(resend.outgoing.map(\.data) == [lost.data] && resend.outgoing[0].isResend)
+        try net.pump()
+        #expect(net.gotA == ["b-old"])
+        #expect(net.a.previousFingerprint == nil && net.a.keychain.entries.map(\.fingerprint) == [newKey])
+    }
+
     @Test func abortKeyCancelsTheExchange() throws {
         var net = try SCNet(seed: 11)
         try net.pump()
