@@ -487,9 +487,9 @@ add("secret-chat") {
     try check(published(try fk.decrypt(encrypted, size: 100)) == published(file), "secret-chat file round trip")
 }
 
-// Secret-chat session (Docs/MTProto.md §7.6): two sessions whose chat key is secret run a complete
-// re-key (RequestKey, AcceptKey, CommitKey, Noop) under it, switch to the new key and exchange a
-// message; fingerprints and the decrypted TL are public by design. The DH exponents are not marked:
+// Secret-chat session (Docs/MTProto.md §7.6): two sessions whose chat key is secret exchange their
+// NotifyLayers (v1), run a complete re-key (RequestKey, AcceptKey, CommitKey, Noop) under it, switch
+// to the new key and exchange a message; fingerprints and the decrypted TL are public by design. The DH exponents are not marked:
 // DHKeyPair reads them with BigUInt(bigEndian:), which skips leading zero bytes (a branch on the
 // secret that memcheck reports; to be fixed there).
 add("secret-chat-session") {
@@ -502,6 +502,9 @@ add("secret-chat-session") {
     let (gB, fp) = try b.accept(config: config, using: &rng)
     var toA = try b.handleEncryptedChat(gAOrB: gA, keyFingerprint: fp, using: &rng)
     var toB = try a.handleEncryptedChat(gAOrB: gB, keyFingerprint: fp, using: &rng)
+    // The chat key (one allocation shared by both sessions' keychains here) is secret from now on,
+    // through the NotifyLayers (MTProto 1.0: the peer's layer starts at 46) and the re-key (v2).
+    for e in a.keychain.entries + b.keychain.entries { e.key.withUnsafeBytes { rampart_ct_secret($0.baseAddress, $0.count) } }
     func settle() throws {
         var rounds = 0
         while !toA.isEmpty || !toB.isEmpty {
@@ -514,10 +517,6 @@ add("secret-chat-session") {
         }
     }
     try settle()
-    // The chat key (one allocation shared by both sessions' keychains here) is secret from now on. The
-    // NotifyLayers above travel in MTProto 1.0 (the peer's layer starts at 46), whose receiver reads the
-    // length field before msg_key can be checked; from here on both sides speak v2.
-    for e in a.keychain.entries + b.keychain.entries { e.key.withUnsafeBytes { rampart_ct_secret($0.baseAddress, $0.count) } }
     let before = a.fingerprint
     toB = [try a.requestRekey(using: &rng)]
     try settle()
