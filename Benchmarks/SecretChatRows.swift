@@ -9,6 +9,8 @@
 // * `secret-chat-dh`: one key exchange, both sides (g^a, g^b, g_b^a, g_a^b: four constant-time
 //   2048-bit exponentiations, plus the range checks and the fingerprint) against four
 //   `BN_mod_exp_mont_consttime` calls with precomputed Montgomery contexts.
+// * `secret-chat-rekey` (Docs/MTProto.md §7.6): one complete re-key between two `SecretChat.Session`s
+//   against the same four exponentiations plus the OpenSSL composition of its four messages.
 
 import Rampart
 import RampartMTProto
@@ -147,4 +149,158 @@ func secretChatDHRows() -> [Row] {
         }
     }
     return [Row(operation: "secret-chat-dh", size: 0, unit: .opsps, contenders: cs)]
+}
+
+/// The OpenSSL composition of one v2 secret-chat message of `size` TL bytes under the key at `keyPtr`
+/// (the steps of the `secret-chat-encrypt` / `-decrypt` contenders: EVP SHA-256, KDF v2 with x = 0,
+/// legacy `AES_KEY` IGE), with preallocated buffers: `encrypt` writes `out`, `decrypt` opens it and
+/// checks msg_key, the length field and the padding bounds.
+private final class OpenSSLSecretChatMessage {
+    let sha: OpenSSL.DigestContext
+    let encKey: OpenSSLAES.LegacyKey, decKey: OpenSSLAES.LegacyKey
+    let keyPtr: UnsafeRawPointer, fingerprint: [UInt8]
+    let size: Int, pad: Int, plainLength: Int
+    let tl: UnsafeMutableRawPointer, plain: UnsafeMutableRawPointer, out: UnsafeMutableRawPointer
+    let scratch: UnsafeMutableRawPointer
+    var rng = SecretChatRNG()
+
+    init?(size: Int, keyPtr: UnsafeRawPointer, fingerprint: [UInt8]) {
+        guard let sha = OpenSSL.shared?.digestContext("sha256"), let aes = OpenSSLAES.shared,
+              let e = aes.legacyKey([UInt8](repeating: 0, count: 32), encrypt: true),
+              let d = aes.legacyKey([UInt8](repeating: 0, count: 32), encrypt: false) else { return nil }
+        self.sha = sha; encKey = e; decKey = d
+        self.keyPtr = keyPtr; self.fingerprint = fingerprint
+        self.size = size
+        pad = 12 + (16 - (4 + size + 12) % 16) % 16
+        plainLength = 4 + size + pad
+        tl = .allocate(byteCount: size, alignment: 64)
+        tl.initializeMemory(as: UInt8.self, repeating: 0x5A, count: size)
+        plain = .allocate(byteCount: plainLength, alignment: 64)
+        out = .allocate(byteCount: 24 + plainLength, alignment: 64)
+        scratch = .allocate(byteCount: 192, alignment: 64)
+    }
+
+    private func keyPart(_ o: Int, _ n: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: keyPtr + o, count: n) }
+
+    private func kdf(_ mk: UnsafeRawPointer) {
+        let a = scratch + 32, b = scratch + 64, kiv = scratch + 96
+        let m = UnsafeRawBufferPointer(start: mk, count: 16)
+        sha.hash(m, keyPart(0, 36), into: a)
+        sha.hash(keyPart(40, 36), m, into: b)
+        kiv.copyMemory(from: a, byteCount: 8); (kiv + 8).copyMemory(from: b + 8, byteCount: 16)
+        (kiv + 24).copyMemory(from: a + 24, byteCount: 8)
+        (kiv + 32).copyMemory(from: b, byteCount: 8); (kiv + 40).copyMemory(from: a + 8, byteCount: 16)
+        (kiv + 56).copyMemory(from: b + 24, byteCount: 8)
+    }
+
+    func encrypt() {
+        let large = scratch, kiv = scratch + 96
+        plain.storeBytes(of: UInt32(size).littleEndian, toByteOffset: 0, as: UInt32.self)
+        (plain + 4).copyMemory(from: tl, byteCount: size)
+        var i = 0
+        while i < pad {
+            var v = rng.next()
+            let k = min(8, pad - i)
+            withUnsafeBytes(of: &v) { (plain + 4 + size + i).copyMemory(from: $0.baseAddress!, byteCount: k) }
+            i += k
+        }
+        sha.hash(keyPart(88, 32), UnsafeRawBufferPointer(start: plain, count: plainLength), into: large)
+        fingerprint.withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: 8) }
+        (out + 8).copyMemory(from: large + 8, byteCount: 16)
+        kdf(large + 8)
+        encKey.setKey(kiv, count: 32)
+        encKey.ige(UnsafeRawBufferPointer(start: plain, count: plainLength), into: out + 24, iv: kiv + 32)
+    }
+
+    func decrypt() {
+        let large = scratch, kiv = scratch + 96
+        let len = plainLength
+        guard fingerprint.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) }) == out.loadUnaligned(as: UInt64.self)
+        else { fail("openssl secret chat: bad fingerprint") }
+        kdf(out + 8)
+        decKey.setKey(kiv, count: 32)
+        decKey.ige(UnsafeRawBufferPointer(start: out + 24, count: len), into: plain, iv: kiv + 32)
+        sha.hash(keyPart(88, 32), UnsafeRawBufferPointer(start: plain, count: len), into: large)
+        var diff: UInt64 = 0
+        for j in 0..<2 {
+            diff |= (large + 8).loadUnaligned(fromByteOffset: 8 * j, as: UInt64.self) ^ (out + 8).loadUnaligned(fromByteOffset: 8 * j, as: UInt64.self)
+        }
+        let l = Int(Int32(bitPattern: UInt32(littleEndian: plain.loadUnaligned(fromByteOffset: 0, as: UInt32.self))))
+        let padding = len - 4 - l
+        guard diff == 0, l >= 0, l % 4 == 0, padding >= 12, padding <= 1024 else { fail("openssl secret chat: check failed") }
+        consume(plain + 4)
+    }
+}
+
+/// `secret-chat-rekey`: one complete PFS re-key (Docs/MTProto.md §7.6) between two established
+/// `SecretChat.Session`s in memory: RequestKey → AcceptKey → CommitKey → Noop, each message encrypted by
+/// one side and decrypted by the other (four 2048-bit constant-time exponentiations, the range checks,
+/// the fingerprint, four v2 messages of 336, 344, 80 and 64 TL bytes, the TL, sequence numbers and the
+/// key switch on both sides). OpenSSL: the same four `BN_mod_exp_mont_consttime` calls and the same
+/// four message encryptions and decryptions (the composition of `secret-chat-encrypt`), without TL or
+/// state.
+func secretChatRekeyRows() -> [Row] {
+    let config = SecretChat.DHConfig.telegram()
+    var rng = SplitMix64(seed: 0x5EC7)
+    let clock: SecretChat.Clock = { 0 }
+    var request = try! SecretChat.Session.requesting(config: config, clock: clock, using: &rng)
+    let gA = request.gA!
+    var accept = SecretChat.Session.requested(gA: gA, clock: clock)
+    let (gB, fp) = try! accept.accept(config: config, using: &rng)
+    var toA = try! accept.handleEncryptedChat(gAOrB: gA, keyFingerprint: fp, using: &rng)
+    var toB = try! request.handleEncryptedChat(gAOrB: gB, keyFingerprint: fp, using: &rng)
+    // Settle the NotifyLayers: both sides at layer 144, v2 from here on.
+    while !toA.isEmpty || !toB.isEmpty {
+        for m in toB { toA += try! accept.receive(m.data, using: &rng).outgoing }
+        toB = []
+        for m in toA { toB += try! request.receive(m.data, using: &rng).outgoing }
+        toA = []
+    }
+    var a = request, b = accept
+    var cs = [Contender(implementation: "rampart") {
+        guard let req = try? a.requestRekey(using: &rng),
+              let acc = try? b.receive(req.data, using: &rng).outgoing, acc.count == 1,
+              let commit = try? a.receive(acc[0].data, using: &rng).outgoing, commit.count == 1,
+              let noop = try? b.receive(commit[0].data, using: &rng).outgoing, noop.count == 1,
+              let done = try? a.receive(noop[0].data, using: &rng), done.outgoing.isEmpty,
+              a.fingerprint == b.fingerprint, !a.isRekeyBusy, !b.isRekeyBusy
+        else { fail("secret-chat re-key did not complete") }
+        consume(UInt8(truncatingIfNeeded: a.rekeyCount))
+    }]
+    if let bn = OpenSSLBN.shared {
+        var r = SplitMix64(seed: 0xD5)
+        let p = DiffieHellman.telegramPrime
+        let x = randomBytes(count: 256, using: &r), y = randomBytes(count: 256, using: &r)
+        let m = try! Modulus(p)
+        let gx = m.constantTimePower(BigUInt(3), BigUInt(bigEndian: x)).bigEndianBytes()
+        let gy = m.constantTimePower(BigUInt(3), BigUInt(bigEndian: y)).bigEndianBytes()
+        let pb = p.bigEndianBytes()
+        let keyBuffer = UnsafeRawBufferPointer(buffer(256))  // lives for the whole run
+        let key = try! SecretChat.Key(keyBuffer)
+        let messages = [336, 344, 80, 64].compactMap {
+            OpenSSLSecretChatMessage(size: $0, keyPtr: keyBuffer.baseAddress!, fingerprint: key.fingerprintBytes)
+        }
+        if messages.count == 4,
+           let p1 = OpenSSLBN.ModExpProblem(bn, base: [3], exponent: x, modulus: pb),
+           let p2 = OpenSSLBN.ModExpProblem(bn, base: [3], exponent: y, modulus: pb),
+           let p3 = OpenSSLBN.ModExpProblem(bn, base: gy, exponent: x, modulus: pb),
+           let p4 = OpenSSLBN.ModExpProblem(bn, base: gx, exponent: y, modulus: pb) {
+            // The composition is right: Rampart opens what it produced.
+            messages[0].encrypt()
+            let sealed = UnsafeRawBufferPointer(start: messages[0].out, count: 24 + messages[0].plainLength)
+            if (try? SecretChat.Envelope.decrypt(sealed, keys: [key], sender: .creator, allowV1: false))?.tl.count != 336 {
+                fail("openssl secret-chat re-key composition does not round-trip through Rampart")
+            }
+            cs.append(Contender(implementation: "openssl") {
+                p1.run()                                          // RequestKey: g^a
+                messages[0].encrypt(); messages[0].decrypt()
+                p2.run(); p4.run()                                // AcceptKey: g^b, g_a^b
+                messages[1].encrypt(); messages[1].decrypt()
+                p3.run()                                          // CommitKey: g_b^a
+                messages[2].encrypt(); messages[2].decrypt()
+                messages[3].encrypt(); messages[3].decrypt()      // Noop
+            })
+        }
+    }
+    return [Row(operation: "secret-chat-rekey", size: 0, unit: .opsps, contenders: cs)]
 }

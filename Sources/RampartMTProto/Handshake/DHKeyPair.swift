@@ -28,6 +28,8 @@ struct DHKeyPair: Sendable {
             var x = candidate.withUnsafeBytes { BigUInt(bigEndian: $0) }
             let gx = modulus.constantTimePower(BigUInt(UInt64(UInt32(bitPattern: g))), x)
             x.wipe()
+            // g^x goes on the wire: public from here on (for the constant-time checker).
+            gx.withUnsafeLimbBytes { if let b = $0.baseAddress { declassify(b, $0.count) } }
             // Our own value outside the range of §4: draw another exponent (the loop bounds the tries).
             if (try? DiffieHellman.checkPublicValue(gx, prime: prime)) != nil {
                 return DHKeyPair(secret: candidate, publicValue: gx)

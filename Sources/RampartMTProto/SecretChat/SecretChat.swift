@@ -36,4 +36,9 @@ public enum SecretChatError: Error, Equatable, Hashable, Sendable {
     /// A `decryptedMessageLayer` carries fewer than 15 random bytes (the count it carried); receivers must
     /// ignore such messages (Docs/MTProto.md §7.3).
     case tooFewRandomBytes(Int)
+
+    // MARK: Session
+    /// A call the chat's state does not allow (sending before the key exists, accepting twice, a
+    /// re-key while one is open …); the text is for people. Nothing changed.
+    case wrongState(String)
 }

@@ -174,18 +174,31 @@ extension SecretChat {
             return length
         }
 
-        /// v1 in place: decrypts with KDF v1 (x = 0), checks the length field (padding 0…15) and then
-        /// msg_key = SHA1(length ‖ tl)[4..<20] in constant time. Returns the TL length, or nil.
+        /// v1 in place: decrypts with KDF v1 (x = 0) and checks msg_key = SHA1(length ‖ tl)[4..<20]
+        /// without reading the unauthenticated length field first. A valid length is a multiple of 4
+        /// leaving 0…15 padding bytes in a whole number of blocks, so there are exactly four candidates
+        /// (padding 0, 4, 8, 12): all four digests are computed and compared in constant time, and the
+        /// length field is read only once one matched (the plaintext is then authenticated). Returns
+        /// the TL length, or nil.
         static func openV1(_ pt: UnsafeMutableRawPointer, plainLength: Int, msgKey: UnsafeRawPointer, key: Key) -> Int? {
             v1Cipher(key, msgKey: msgKey, pt, blocks: plainLength / 16, encrypt: false)
-            let length = Int(Int32(bitPattern: UnsafeRawPointer(pt).loadLE32(0)))
-            guard length >= 0, length % 4 == 0, length <= plainLength - 4, plainLength - 4 - length <= 15 else { return nil }
-            var d = Insecure.SHA1.hash(bufferPointer: UnsafeRawBufferPointer(start: pt, count: 4 + length))
-            let same = d.withUnsafeBytes {
-                ConstantTime.equals(UnsafeRawBufferPointer(rebasing: $0[4..<20]), UnsafeRawBufferPointer(start: msgKey, count: 16))
+            guard plainLength >= 16, plainLength % 16 == 0 else { return nil }
+            var matched: Int?
+            for pad in stride(from: 0, through: 12, by: 4) {
+                let length = plainLength - 4 - pad
+                var d = Insecure.SHA1.hash(bufferPointer: UnsafeRawBufferPointer(start: pt, count: 4 + length))
+                // Public by design: whether msg_key matched (accept or reject).
+                let same = d.withUnsafeBytes {
+                    ConstantTime.equals(UnsafeRawBufferPointer(rebasing: $0[4..<20]), UnsafeRawBufferPointer(start: msgKey, count: 16))
+                }
+                withUnsafeMutableBytes(of: &d) { secureZero($0) }
+                if same, matched == nil { matched = length }
             }
-            withUnsafeMutableBytes(of: &d) { secureZero($0) }
-            return same ? length : nil
+            guard let length = matched else { return nil }
+            // msg_key matched: the plaintext is authenticated and the receiver parses it.
+            declassify(UnsafeRawPointer(pt), plainLength)
+            guard Int(Int32(bitPattern: UnsafeRawPointer(pt).loadLE32(0))) == length else { return nil }
+            return length
         }
 
         /// AES-256-IGE in place under the v1 KDF (x = 0) of `msgKey`; the key and IV are wiped.
