@@ -414,6 +414,15 @@ add("dh-fixed-width") {
     _ = published(gA)
     let key = try mod.constantTimePower(gB, a, byteCount: 256)
     try check(published(key) == want, "g_b^a")
+    // The exponent as secret bytes read at full width (how DHKeyPair draws it), with a leading zero
+    // byte: no branch may follow the leading zeros.
+    var raw = rng.bytes(256)
+    raw[0] = 0
+    let wantRaw = try mod.publicPower(gB, BigUInt(bigEndian: raw)).bigEndianBytes(count: 256)
+    secret(raw)
+    let keyRaw = try raw.withUnsafeBytes { try mod.constantTimePower(gB, exponentBigEndian: $0, byteCount: 256) }
+    try check(published(keyRaw) == wantRaw, "g_b^a from exponent bytes")
+    _ = published(raw.withUnsafeBytes { mod.constantTimePower(BigUInt(3), exponentBigEndian: $0) })
 }
 
 // A secret modulus (an RSA prime): Montgomery constants and a product, constant time in its value.

@@ -192,6 +192,46 @@ public struct Modulus: Sendable {
         return LimbMath.bigEndianBytes(out, count: byteCount)
     }
 
+    /// `base^e mod m` in constant time with the exponent given as big-endian bytes read at their full
+    /// width: no leading zero byte is skipped and the limb count depends only on `e.count`, so no
+    /// branch or length follows the exponent's value (a `BigUInt` made from the bytes would strip
+    /// leading zeros). For secret exponents drawn as bytes (Diffie-Hellman). The result as a
+    /// `BigUInt` (its limb count is public, as for ``constantTimePower(_:_:)``).
+    package func constantTimePower(_ base: BigUInt, exponentBigEndian e: UnsafeRawBufferPointer) -> BigUInt {
+        var out = constantTimePowerLimbs(base, exponentBigEndian: e)
+        defer { out.withUnsafeMutableBytes { secureZero($0) } }
+        return BigUInt(secretLimbs: out)
+    }
+
+    /// As ``constantTimePower(_:exponentBigEndian:)``, the result as exactly `byteCount` big-endian bytes.
+    ///
+    /// - Throws: ``RampartError/invalidOutputLength`` when `byteCount` is smaller than the
+    ///   modulus's byte length.
+    package func constantTimePower(_ base: BigUInt, exponentBigEndian e: UnsafeRawBufferPointer,
+                                   byteCount: Int) throws(RampartError) -> [UInt8] {
+        guard byteCount >= (bitWidth + 7) / 8 else { throw .invalidOutputLength }
+        var out = constantTimePowerLimbs(base, exponentBigEndian: e)
+        defer { out.withUnsafeMutableBytes { secureZero($0) } }
+        return LimbMath.bigEndianBytes(out, count: byteCount)
+    }
+
+    func constantTimePowerLimbs(_ base: BigUInt, exponentBigEndian e: UnsafeRawBufferPointer) -> [UInt64] {
+        let n = max(1, (e.count + 7) / 8)
+        var limbs = [UInt64](repeating: 0, count: n)
+        defer { limbs.withUnsafeMutableBytes { secureZero($0) } }
+        for i in 0..<e.count {
+            let k = e.count - 1 - i   // byte position from the least significant
+            limbs[k >> 3] |= UInt64(e[i]) << (UInt64(k & 7) * 8)
+        }
+        var out = reducedLimbs(base)
+        limbs.withUnsafeBufferPointer { l in
+            out.withUnsafeMutableBufferPointer { po in
+                powerCT(po.baseAddress!, po.baseAddress!, l.baseAddress, l.count)
+            }
+        }
+        return out
+    }
+
     /// `base^exponent mod m` as n limbs (see ``constantTimePower(_:_:)``).
     func constantTimePowerLimbs(_ base: BigUInt, _ exponent: BigUInt) -> [UInt64] {
         var out = reducedLimbs(base)

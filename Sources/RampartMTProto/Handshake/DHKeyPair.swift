@@ -25,9 +25,11 @@ struct DHKeyPair: Sendable {
                     for i in 0..<min(256, mix.count) { out[i] ^= mix[i] }
                 }
             }
-            var x = candidate.withUnsafeBytes { BigUInt(bigEndian: $0) }
-            let gx = modulus.constantTimePower(BigUInt(UInt64(UInt32(bitPattern: g))), x)
-            x.wipe()
+            // The exponent's bytes go to the power at full width (no BigUInt: it would skip leading
+            // zero bytes, a branch on the secret).
+            let gx = candidate.withUnsafeBytes {
+                modulus.constantTimePower(BigUInt(UInt64(UInt32(bitPattern: g))), exponentBigEndian: $0)
+            }
             // g^x goes on the wire: public from here on (for the constant-time checker).
             gx.withUnsafeLimbBytes { if let b = $0.baseAddress { declassify(b, $0.count) } }
             // Our own value outside the range of §4: draw another exponent (the loop bounds the tries).
@@ -42,8 +44,9 @@ struct DHKeyPair: Sendable {
     /// the constant-time exponentiation. The caller owns the bytes and wipes them. The peer's value is
     /// not checked here.
     func sharedKey(with peer: BigUInt, modulus: Modulus) throws(RampartError) -> [UInt8] {
-        var x = secret.withUnsafeBytes { BigUInt(bigEndian: $0) }
-        defer { x.wipe() }
-        return try modulus.constantTimePower(peer, x, byteCount: 256)
+        let r: Result<[UInt8], RampartError> = secret.withUnsafeBytes { e in
+            Result { () throws(RampartError) in try modulus.constantTimePower(peer, exponentBigEndian: e, byteCount: 256) }
+        }
+        return try r.get()
     }
 }
