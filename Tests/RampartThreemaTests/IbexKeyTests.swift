@@ -8,7 +8,7 @@
 // * "ibex_fs_self_computed": a full session computed following the Android and iOS DHSession
 //   semantics (NOT published by Threema; regression values until checked against a real client).
 
-import Rampart
+@_spi(Testing) import Rampart
 import RampartTestSupport
 import Testing
 @_spi(Testing) @testable import RampartThreema
@@ -57,6 +57,27 @@ enum IbexVectors {
 func keyHex(_ k: SymmetricKey) -> String { k.withUnsafeBytes { hexString($0) } }
 
 @Suite struct IbexRatchetTests {
+    /// A ratchet turns its chain key in place only when it owns it alone: turning a copy leaves the
+    /// original's key as it was, and both paths give the same successor.
+    @Test func turningACopyLeavesTheOriginal() throws {
+        func bytes(_ r: Ibex.KDFRatchet) -> [UInt8] { r.chainKeyForTesting.withUnsafeBytes { Array($0) } }
+        var a = try Ibex.KDFRatchet(chainKey: SymmetricKey(data: (0..<32).map { UInt8($0 &* 7) }))
+        let before = bytes(a)
+        var b = a            // shares the key storage
+        b.turn()             // must not write into a's key
+        #expect(bytes(a) == before)
+        a.turn()             // a owns its key alone now: turned in place
+        #expect(bytes(a) == bytes(b) && bytes(a) != before && a.counter == b.counter)
+        var c = a
+        c.turn(); c.turn(); a.turn(); a.turn()
+        #expect(bytes(a) == bytes(c))
+        // A key value shared with a pinned copy is not overwritten either.
+        var k = SymmetricKey(data: before)
+        let pinned = k.pinned(to: .portable)
+        #expect(!k.replaceBytesIfUniquelyOwned { $0.initializeMemory(as: UInt8.self, repeating: 0) })
+        #expect(pinned.withUnsafeBytes { Array($0) } == before)
+    }
+
     @Test func publishedOneTurn() throws {
         // KDFRatchetTest starts at counter 0; the counter only labels the keys.
         var r = try Ibex.KDFRatchet(counter: 0, chainKey: SymmetricKey(data: hexBytes(IbexVectors.initialChainKey)))

@@ -45,7 +45,8 @@ public struct SymmetricKey: Sendable, Equatable {
         }
     }
 
-    @usableFromInline let storage: Storage
+    // A var only for `replaceBytesIfUniquelyOwned(_:)`: the storage is never changed while shared.
+    @usableFromInline var storage: Storage
     /// The implementation one-shot operations with this key run on, when pinned (tests); `nil`
     /// follows `CPU.defaultBackend`.
     @usableFromInline let pinnedBackend: Backend?
@@ -113,6 +114,16 @@ public struct SymmetricKey: Sendable, Equatable {
         pinnedBackend = nil
         storage = Storage(count: count)
         try body(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[0..<count]))
+    }
+
+    /// Overwrites the key bytes in place when this value is the only owner of its storage (no copy
+    /// of the key, pinned or not, exists); returns `false` and changes nothing otherwise, so that the
+    /// caller makes a new key. For ratchets that replace their key on every step: the old bytes are
+    /// overwritten, not left for a later wipe, and no allocation is made.
+    package mutating func replaceBytesIfUniquelyOwned(_ body: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        guard isKnownUniquelyReferenced(&storage) else { return false }
+        body(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[0..<storage.count]))
+        return true
     }
 
     /// The key length in bits.

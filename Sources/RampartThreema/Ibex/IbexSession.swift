@@ -232,6 +232,9 @@ extension Ibex {
             }
             let message = Encapsulated(dhType: dhType, counter: ratchet.counter, encryptedInner: sealed,
                                        offeredVersion: offered, appliedVersion: applied, groupIdentity: groupIdentity)
+            // Nothing can fail from here: the session's copy is dropped first, so that the ratchet
+            // owns its chain key alone and turns it in place.
+            if dhType == .fourDH { my4DH = nil } else { my2DH = nil }
             ratchet.turn()
             if dhType == .fourDH { my4DH = ratchet } else { my2DH = ratchet }
             return Envelope(sessionID: sessionID, content: .encapsulated(message))

@@ -45,7 +45,14 @@ extension Ibex {
 
         /// Replaces the chain key by its successor and increments the counter.
         public mutating func turn() {
-            chainKey = Self.derive(chainKey, Self.saltCK)
+            // The successor is written over the old chain key when this ratchet owns it alone (no
+            // allocation, no old key left for a later wipe); otherwise a new key is made.
+            var digest = try! BLAKE2b(outputByteCount: 32, key: chainKey, salt: Self.saltCK, personal: Self.personal16).finalize()
+            defer { withUnsafeMutableBytes(of: &digest) { secureZero($0) } }
+            let replaced = digest.withUnsafeBytes { d in
+                chainKey.replaceBytesIfUniquelyOwned { $0.baseAddress!.copyMemory(from: d.baseAddress!, byteCount: 32) }
+            }
+            if !replaced { chainKey = digest.withUnsafeBytes { SymmetricKey(data: $0) } }
             counter &+= 1
         }
 
