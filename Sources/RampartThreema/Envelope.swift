@@ -449,36 +449,38 @@ public struct MessageEnvelope: Hashable, Sendable {
             // message box straight into the array that becomes the body, the metadata into
             // temporary (stack) memory where it is decoded and wiped.
             let m = metadataBox.count - Box.tagByteCount, c = messageBox.count - Box.tagByteCount
-            let opened: Result<([UInt8], MessageMetadata), ThreemaError> =
-                withUnsafeTemporaryAllocation(byteCount: max(m, 1), alignment: 16) { raw in
-                    var ok = false
-                    var body = [UInt8](unsafeUninitializedCapacity: max(c, 1)) { buffer, count in
-                        ok = (try? SecretBox.openPair(metadataBox.baseAddress! + Box.tagByteCount, count: m,
-                                                      tag: metadataBox.baseAddress!, into: raw.baseAddress!, using: keys.metadataKey,
-                                                      messageBox.baseAddress! + Box.tagByteCount, count: c,
-                                                      tag: messageBox.baseAddress!, into: buffer.baseAddress!,
-                                                      using: keys.sharedKey.symmetricKey, nonce: nonce.baseAddress!)) ?? false
-                        count = ok ? c : 0
-                    }
-                    guard ok else { return .failure(.authenticationFailed) }
-                    defer { secureZero(raw) }
-                    // Public by design from here: the authenticated plaintexts, which the receiver
-                    // parses. Tells the constant-time checker; no effect otherwise.
-                    declassify(raw.baseAddress!, m)
-                    body.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }
-                    do throws(ProtobufError) {
-                        return .success((body, try MessageMetadata(decoding: UnsafeRawBufferPointer(rebasing: raw[..<m]))))
-                    } catch {
-                        body.secureWipe()
-                        return .failure(.malformedMetadata(error))
-                    }
+            // Results through plain variables: a Result of a tuple would instantiate its generic
+            // metadata at run time on every message.
+            var body: [UInt8] = []
+            var failure: ThreemaError? = nil
+            withUnsafeTemporaryAllocation(byteCount: max(m, 1), alignment: 16) { raw in
+                var ok = false
+                body = [UInt8](unsafeUninitializedCapacity: max(c, 1)) { buffer, count in
+                    ok = (try? SecretBox.openPair(metadataBox.baseAddress! + Box.tagByteCount, count: m,
+                                                  tag: metadataBox.baseAddress!, into: raw.baseAddress!, using: keys.metadataKey,
+                                                  messageBox.baseAddress! + Box.tagByteCount, count: c,
+                                                  tag: messageBox.baseAddress!, into: buffer.baseAddress!,
+                                                  using: keys.sharedKey.symmetricKey, nonce: nonce.baseAddress!)) ?? false
+                    count = ok ? c : 0
                 }
-            switch opened {
-            case .success(let (b, md)):
-                plaintext = b
-                metadata = md
-            case .failure(let e): throw e
+                guard ok else {
+                    failure = .authenticationFailed
+                    return
+                }
+                defer { secureZero(raw) }
+                // Public by design from here: the authenticated plaintexts, which the receiver
+                // parses. Tells the constant-time checker; no effect otherwise.
+                declassify(raw.baseAddress!, m)
+                body.withUnsafeBytes { declassify($0.baseAddress!, $0.count) }
+                do throws(ProtobufError) {
+                    metadata = try MessageMetadata(decoding: UnsafeRawBufferPointer(rebasing: raw[..<m]))
+                } catch {
+                    body.secureWipe()
+                    failure = .malformedMetadata(error)
+                }
             }
+            if let failure { throw failure }
+            plaintext = body
             guard metadata?.messageID == h.messageID else {
                 plaintext.secureWipe()
                 throw .metadataMessageIDMismatch
