@@ -17,15 +17,28 @@ public struct TestServerReply: Sendable {
     public var close = false
     /// Log lines (one event each).
     public var log: [String] = []
+    /// Bytes for other connections (updates the secret-chat relay pushes to a chat's other member),
+    /// each to be queued like ``send`` on that connection.
+    public var push: [TestServerPush] = []
 
     public init() {}
+}
+
+/// Bytes for another connection than the one that sent the data.
+public struct TestServerPush: Sendable, Equatable {
+    /// The connection to write to.
+    public var connection: TestServerConnectionID
+    /// The framed, encrypted bytes.
+    public var bytes: [UInt8]
 }
 
 /// An in-memory MTProto server for tests and interop: handshakes (permanent and temporary keys,
 /// RSA_PAD and the legacy padding), then encrypted sessions that answer `ping` with `pong`, send
 /// `new_session_created` and acks, answer a wrong salt with `bad_server_salt`, unpack containers, bind temporary keys
-/// (`auth.bindTempAuthKey`) and answer every other request with `rpc_error` 400
-/// `METHOD_NOT_SUPPORTED`.
+/// (`auth.bindTempAuthKey`), relay secret chats between numbered test users (``SecretChatRelay``:
+/// `users.getUsers`, `messages.getDhConfig`, the chat handshake, `sendEncrypted*`, file parts, with the
+/// updates pushed on the other member's connection) and answer every other request with `rpc_error`
+/// 400 `METHOD_NOT_SUPPORTED`.
 ///
 /// Not thread-safe: one caller drives it (the CLI's poll loop).
 public struct TestServer {
@@ -52,6 +65,16 @@ public struct TestServer {
         /// The RSA private operations all clients together may force (a global budget on top of the
         /// per-address one). Default 50 per second, bursts of 50; nil: unlimited.
         public var rsaLimitGlobal: RateLimit? = RateLimit(perSecond: 50, burst: 50)
+        /// What the secret-chat relay may hold.
+        public var relayLimits = SecretChatRelay.Limits()
+        /// 1-based indices of `sendEncrypted` calls the relay acknowledges but does not deliver (a
+        /// test hook: the receiver sees a gap and asks for a resend).
+        public var dropSecretMessages: Set<Int> = []
+        /// Updates held for a user without a live connection (delivered on its next message): at most
+        /// this many per user; the oldest are dropped (default 1024).
+        public var maxPendingUpdatesPerUser = 1024
+        /// The same, in bytes over all users (default 32 MiB).
+        public var maxPendingUpdateBytes = 32 << 20
 
         public init(handshake: ServerHandshake.Configuration, proxySecret: SymmetricKey? = nil,
                     maxPacketLength: Int = 1 << 20) {
@@ -137,6 +160,15 @@ public struct TestServer {
         var lastUseTick: UInt64
         /// For a temporary key: the permanent key id it is bound to.
         var boundTo: UInt64?
+        /// The test user of this key (assigned on its first relay request; a bound temporary key
+        /// acts as its permanent key's user).
+        var user: SecretChatRelay.UserID?
+    }
+
+    /// Where a user's pushed updates go: the connection and key it last used.
+    struct Home {
+        var connection: TestServerConnectionID
+        var key: UInt64
     }
 
     public let configuration: Configuration
@@ -146,12 +178,23 @@ public struct TestServer {
     private var useTick: UInt64 = 0
     private var rsaBuckets: [String: TokenBucket] = [:]
     private var rsaGlobalBucket: TokenBucket?
+    /// The secret-chat relay (users, chats, files).
+    public private(set) var relay: SecretChatRelay
+    private var homes: [SecretChatRelay.UserID: Home] = [:]
+    private var pending: [SecretChatRelay.UserID: [[UInt8]]] = [:]
+    private var pendingBytes = 0
 
     /// - Throws: as ``ServerHandshake/init(configuration:)``.
     public init(configuration: Configuration) throws(MTProtoError) {
         self.configuration = configuration
         handshakeTemplate = try ServerHandshake(configuration: configuration.handshake)
+        var seed = SystemRandomNumberGenerator()
+        relay = SecretChatRelay(limits: configuration.relayLimits, using: &seed)
+        relay.dropMessages = configuration.dropSecretMessages
     }
+
+    /// Updates held for users without a live connection.
+    public var pendingUpdateCount: Int { pending.values.reduce(0) { $0 + $1.count } }
 
     /// The number of auth keys held now (permanent and temporary), at most
     /// ``KeyEviction/maxKeys``.
@@ -282,8 +325,12 @@ public struct TestServer {
         }
     }
 
-    /// Forgets a connection (its keys and sessions stay).
-    public mutating func close(_ id: TestServerConnectionID) { connections[id] = nil }
+    /// Forgets a connection (its keys and sessions stay; updates for its user are held until the
+    /// user's next message).
+    public mutating func close(_ id: TestServerConnectionID) {
+        connections[id] = nil
+        homes = homes.filter { $0.value.connection != id }
+    }
 
     /// Handles bytes read from connection `id`. `now` is unix time in seconds.
     public mutating func receive<R: RandomNumberGenerator>(_ bytes: [UInt8], from id: TestServerConnectionID, now: Double,
@@ -399,14 +446,85 @@ public struct TestServer {
         for m in messages where m.constructor == HandshakeConstructor.bindTempAuthKey {
             bodies.append(bindTempKey(m, keyId: keyId, state: &state, reply: &reply))
         }
-        for m in messages where m.constructor != HandshakeConstructor.bindTempAuthKey {
+        var pushes: [SecretChatRelay.Push] = []
+        var user: SecretChatRelay.UserID?
+        for m in messages where SecretChatRelay.handles(m.constructor) {
+            let u = self.user(of: keyId, &state)
+            user = u
+            let outcome = relay.handle(m.body, from: u, now: now, using: &rng)
+            bodies.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: outcome.result), isResponse: true))
+            for line in outcome.log { reply.log.append("connection \(id): \(line)") }
+            pushes += outcome.pushes
+        }
+        for m in messages where m.constructor != HandshakeConstructor.bindTempAuthKey && !SecretChatRelay.handles(m.constructor) {
             if let a = StandardServerReplies.answer(to: m, salt: state.session.salts.current, now: now) { bodies.append(a) }
         }
         if let acks = state.session.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
         let sent = bodies.isEmpty || send(bodies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
-        if sent { for m in messages { reply.log.append("connection \(id): \(describe(m))") } }
+        if sent {
+            for m in messages where !SecretChatRelay.handles(m.constructor) { reply.log.append("connection \(id): \(describe(m))") }
+        }
+        if user == nil { user = state.user ?? state.boundTo.flatMap { keys[$0]?.user } }
         keys[keyId] = state
-        return sent
+        guard sent else { return false }
+        if let user {
+            // This connection is now where the user's updates go; what was held for it follows.
+            homes[user] = Home(connection: id, key: keyId)
+            if let held = pending.removeValue(forKey: user) {
+                pendingBytes -= held.reduce(0) { $0 + $1.count }
+                for updates in held { deliver(updates, to: user, now: now, current: id, reply: &reply, using: &rng) }
+            }
+        }
+        for p in pushes { deliver(p.updates, to: p.user, now: now, current: id, reply: &reply, using: &rng) }
+        return true
+    }
+
+    /// The test user of key `keyId` (a bound temporary key's is its permanent key's), assigned on first use.
+    private mutating func user(of keyId: UInt64, _ state: inout KeyState) -> SecretChatRelay.UserID {
+        if let bound = state.boundTo, bound != keyId, var permanent = keys[bound] {
+            if let u = permanent.user { return u }
+            let u = relay.newUser()
+            permanent.user = u
+            keys[bound] = permanent
+            return u
+        }
+        if let u = state.user { return u }
+        let u = relay.newUser()
+        state.user = u
+        return u
+    }
+
+    /// Sends `updates` (a serialized `Updates`) to `user` as a server-initiated message on its home
+    /// connection, or holds it (bounded) until the user is next seen.
+    private mutating func deliver<R: RandomNumberGenerator>(_ updates: [UInt8], to user: SecretChatRelay.UserID, now: Double,
+                                                            current: TestServerConnectionID, reply: inout TestServerReply,
+                                                            using rng: inout R) {
+        // (The current connection's entry is a stale copy until receive returns, but its transport is
+        // the same object.)
+        if let home = homes[user], var state = keys[home.key], let transport = connections[home.connection]?.transport {
+            do {
+                let out = try state.session.encrypt([OutgoingBody(updates, contentRelated: true)], now: now, using: &rng)
+                let bytes = try transport.encode(out.packet, using: &rng)
+                keys[home.key] = state
+                if home.connection == current {
+                    reply.send += bytes
+                } else {
+                    reply.push.append(TestServerPush(connection: home.connection, bytes: bytes))
+                }
+                return
+            } catch {
+                reply.log.append("update for user \(user) not sent (\(error)); held")
+            }
+        }
+        var held = pending[user] ?? []
+        held.append(updates)
+        pendingBytes += updates.count
+        while held.count > configuration.maxPendingUpdatesPerUser || pendingBytes > configuration.maxPendingUpdateBytes,
+              !held.isEmpty {
+            pendingBytes -= held.removeFirst().count
+            reply.log.append("update for user \(user) dropped (pending-update limit)")
+        }
+        pending[user] = held.isEmpty ? nil : held
     }
 
     /// Encrypts `bodies` (one message or a container) and frames them; false (logged) on failure.

@@ -12,9 +12,9 @@ import RampartMTProto
 import RampartMTProtoServer
 
 let mtprotoUsage = """
-usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [limits]
+usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [--drop-secret-message N] [limits]
        rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N]
-       rampart mtproto secret-chat visualize|dh-config|dh|seal|open|encode|decode|file-* ... (see rampart mtproto secret-chat --help)
+       rampart mtproto secret-chat visualize|chat|dh-config|dh|seal|open|encode|decode|file-* ... (see rampart mtproto secret-chat --help)
 
   serve  listens on 127.0.0.1:P only. Loads the RSA private key (PKCS#1 PEM) from --rsa-key, or
          creates one there (mode 0600) when the file does not exist (a fresh key in memory without
@@ -23,7 +23,14 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
          (abridged, intermediate, padded-intermediate, full, obfuscated2), completes handshakes
          (permanent and temporary keys, RSA_PAD and the legacy SHA-1 padding), keeps sessions in
          memory, answers ping with pong, sends new_session_created and acks, unpacks containers,
-         binds temporary keys and answers any other request with rpc_error 400 METHOD_NOT_SUPPORTED.
+         binds temporary keys, relays secret chats between numbered test users (users.getUsers,
+         messages.getDhConfig, requestEncryption, acceptEncryption, discardEncryption,
+         sendEncrypted, sendEncryptedService, sendEncryptedFile, upload.saveFilePart,
+         upload.getFile; updateEncryption and updateNewEncryptedMessage pushed on the other
+         member's connection; Docs/MTProto.md §7.9) and answers any other request with rpc_error
+         400 METHOD_NOT_SUPPORTED.
+           --drop-secret-message N[,M...]  test hook: acknowledge the Nth sendEncrypted call (counted
+                                    over all chats from 1) but do not deliver it
          A connection that sends garbage is closed with a log line (stderr). Stops on SIGINT/SIGTERM.
          Every resource a client can make the server hold is bounded (a connection closed by a
          limit gets a log line saying which):
@@ -32,7 +39,8 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
                                     recently active one is closed; on EMFILE the same, never a
                                     busy loop
            --max-frame-bytes N      largest transport packet accepted (default 1048576)
-           --max-output-bytes N     unwritten output per connection (default 262144); a peer that
+           --max-output-bytes N     unwritten output per connection (default 2097152: two of the
+                                    largest frames, as a file download answers); a peer that
                                     does not read is closed when it is exceeded
            --max-buffer-bytes N     received-but-incomplete plus unwritten bytes of all connections
                                     together (default 33554432); above it the connection holding
@@ -57,7 +65,7 @@ nonisolated(unsafe) var mtprotoStopRequested: Int32 = 0
 
 func mtprotoCommand(_ args: [String]) {
     if args.first == "secret-chat" { secretChatCommand(Array(args.dropFirst())); return }
-    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc"]).union(serveLimitOptions),
+    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message"]).union(serveLimitOptions),
                     command: "mtproto")
     if o.help { print(mtprotoUsage); exit(0) }
     guard o.positional.count == 1 else { usageError("mtproto: expected `serve` or `ping` (see rampart mtproto --help)") }
@@ -68,10 +76,17 @@ func mtprotoCommand(_ args: [String]) {
     switch o.positional[0] {
     case "serve":
         guard o.values["transport"] == nil, o.values["dc"] == nil else { usageError("mtproto serve: unknown option") }
+        var drops: Set<Int> = []
+        for part in (o.values["drop-secret-message"] ?? "").split(separator: ",") {
+            guard let n = Int(part), n >= 1 else { usageError("mtproto serve: --drop-secret-message takes message numbers (1, 2, ...)") }
+            drops.insert(n)
+        }
         serve(port: port, keyPath: o.values["rsa-key"], transports: o.values["transports"] ?? "all",
-              limits: ServeLimits(o))
+              limits: ServeLimits(o), dropSecretMessages: drops)
     case "ping":
-        guard o.values["transports"] == nil else { usageError("mtproto ping: unknown option --transports") }
+        guard o.values["transports"] == nil, o.values["drop-secret-message"] == nil else {
+            usageError("mtproto ping: unknown option --transports or --drop-secret-message")
+        }
         if let extra = serveLimitOptions.first(where: { o.values[$0] != nil }) {
             usageError("mtproto ping: unknown option --\(extra)")
         }
@@ -114,7 +129,7 @@ private struct ServeLimits {
         maxConnections = positive("max-connections", o.int("max-connections", c),
                                   default: PollLimits.defaultMaxConnections(descriptorLimit: descriptorLimit))
         maxFrameBytes = positive("max-frame-bytes", o.int("max-frame-bytes", c), default: 1 << 20, min: 4096)
-        maxOutputBytes = positive("max-output-bytes", o.int("max-output-bytes", c), default: 256 << 10, min: 4096)
+        maxOutputBytes = positive("max-output-bytes", o.int("max-output-bytes", c), default: 2 << 20, min: 4096)
         maxBufferBytes = positive("max-buffer-bytes", o.int("max-buffer-bytes", c), default: 32 << 20, min: maxFrameBytes,
                                  why: " (--max-frame-bytes)")
         maxKeys = positive("max-keys", o.int("max-keys", c), default: 1024)
@@ -148,17 +163,17 @@ private struct ServeLimits {
     }
 }
 
-private func unixNow() -> Double {
+func unixNow() -> Double {
     let (s, ns) = wallClock()
     return Double(s) + Double(ns) / 1e9
 }
 
-private func logLine(_ s: String) {
+func logLine(_ s: String) {
     let (sec, _) = wallClock()
     printError("[\(sec)] \(s)")
 }
 
-private func serve(port: UInt16, keyPath: String?, transports: String, limits: ServeLimits) {
+private func serve(port: UInt16, keyPath: String?, transports: String, limits: ServeLimits, dropSecretMessages: Set<Int>) {
     var allowed: Set<String>? = nil
     if transports != "all" {
         let names = Set(transports.split(separator: ",").map(String.init))
@@ -186,6 +201,7 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
     do {
         var conf = TestServer.Configuration(handshake: .init(privateKeys: [key]))
         conf.allowedTransports = allowed
+        conf.dropSecretMessages = dropSecretMessages
         limits.apply(to: &conf)
         server = try TestServer(configuration: conf)
     } catch {
@@ -215,7 +231,8 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
     }, onData: { fd, bytes in
         let reply = server.receive(bytes, from: Int(fd), now: unixNow(), using: &rng)
         for line in reply.log { logLine(line) }
-        return PollServer.Reply(send: reply.send, close: reply.close, buffered: server.bufferedByteCount(of: Int(fd)))
+        return PollServer.Reply(send: reply.send, close: reply.close, buffered: server.bufferedByteCount(of: Int(fd)),
+                                push: reply.push.map { PollServer.Push(fd: Int32(clamping: $0.connection), bytes: $0.bytes) })
     }, onClose: { fd, why in
         server.close(Int(fd))
         if case .shed = why { shed += 1 }
@@ -231,8 +248,22 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
             + "\(server.rsaOperations) RSA operations, \(server.rsaRefusals) refused by the rate limit")
 }
 
+/// The server's RSA public key(s) from a PEM file (public keys, or a private key's public half);
+/// a usage error when it cannot be read.
+func readServerPublicKeys(_ path: String, _ command: String) -> [RSA.PublicKey] {
+    guard let text = readTextFile(path) else { usageError("\(command): cannot read \(path)") }
+    do {
+        if text.contains("-----BEGIN RSA PRIVATE KEY-----") {
+            return [try RSA.PrivateKey(pemRepresentation: text).publicKey]
+        }
+        return try RSA.PublicKey.all(pemRepresentation: text)
+    } catch {
+        usageError("\(command): \(path): \(error)")
+    }
+}
+
 /// Client transports by name.
-private func clientTransport(_ name: String, dc: Int32) -> ClientTransport.Kind? {
+func clientTransport(_ name: String, dc: Int32) -> ClientTransport.Kind? {
     let d = Int16(clamping: dc)
     switch name {
     case "abridged": return .plain(.abridged)
@@ -248,17 +279,7 @@ private func clientTransport(_ name: String, dc: Int32) -> ClientTransport.Kind?
 
 private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int32) {
     guard let kind = clientTransport(name, dc: dc) else { usageError("mtproto ping: unknown transport '\(name)'") }
-    guard let text = readTextFile(keyPath) else { usageError("mtproto ping: cannot read \(keyPath)") }
-    let keys: [RSA.PublicKey]
-    do {
-        if text.contains("-----BEGIN RSA PRIVATE KEY-----") {
-            keys = [try RSA.PrivateKey(pemRepresentation: text).publicKey]
-        } else {
-            keys = try RSA.PublicKey.all(pemRepresentation: text)
-        }
-    } catch {
-        usageError("mtproto ping: \(keyPath): \(error)")
-    }
+    let keys = readServerPublicKeys(keyPath, "mtproto ping")
     func fail(_ s: String) -> Never {
         print("FAIL \(name): \(s)")
         exit(1)

@@ -25,11 +25,12 @@ usage: rampart mtproto secret-chat visualize (--key-hash HEX | --key-file F [--l
 """
 
 func secretChatCommand(_ args: [String]) {
+    if args.first == "chat" { secretChatRelayCommand(Array(args.dropFirst())); return }
     if secretChatToolCommand(args) { return }
     let cmd = "mtproto secret-chat"
     let o = Options(args, allowed: ["key-hash", "key-file", "layer46-key-file", "out", "cell"], command: cmd)
-    if o.help { print(secretChatUsage + "\n" + secretChatToolsUsage); exit(0) }
-    guard o.positional == ["visualize"] else { usageError("\(cmd): expected `visualize`, `dh-config`, `dh`, `seal`, `open`, `encode`, `decode` or `file-*` (see rampart mtproto secret-chat --help)") }
+    if o.help { print(secretChatUsage + "\n" + secretChatToolsUsage + "\n" + secretChatRelayUsage); exit(0) }
+    guard o.positional == ["visualize"] else { usageError("\(cmd): expected `visualize`, `chat`, `dh-config`, `dh`, `seal`, `open`, `encode`, `decode` or `file-*` (see rampart mtproto secret-chat --help)") }
     let out = o.require("out", "\(cmd) visualize")
     let cell = o.int("cell", cmd) ?? 16
     guard (1...256).contains(cell) else { usageError("\(cmd): --cell must be 1...256") }
@@ -53,18 +54,23 @@ func secretChatCommand(_ args: [String]) {
         usageError("\(cmd): the key hash must be 36 bytes (or 16 for the legacy image), not \(hash.count)")
     }
     print("key-hash: \(Hex.encode(hash))")
-    let svg = Array(image.svg(cellSize: cell).utf8)
-    let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { usageError("\(cmd): cannot write \(out)") }
+    guard writeWholeFile(out, Array(image.svg(cellSize: cell).utf8)) else { usageError("\(cmd): cannot write \(out)") }
+    print("wrote \(out) (\(image.side)x\(image.side))")
+}
+
+/// Writes `bytes` to `path` (created or replaced, mode 0644); false when that fails.
+func writeWholeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
     var written = 0
-    while written < svg.count {
-        let n = svg.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+    while written < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
         if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { close(fd); usageError("\(cmd): cannot write \(out)") }
+        guard n > 0 else { return false }
         written += n
     }
-    close(fd)
-    print("wrote \(out) (\(image.side)x\(image.side))")
+    return true
 }
 
 /// A 256-byte chat key from a file: raw bytes, or 512 hex digits (whitespace ignored).

@@ -120,6 +120,36 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         #expect(net.gotA.isEmpty && net.gotB.isEmpty)
     }
 
+    /// Both sides start at once: A writes texts before B's NotifyLayer reaches it, so they travel in
+    /// v1 (A still takes B's layer to be 46) and arrive after B has seen A's layer 144. B takes them;
+    /// once A has received B's NotifyLayer, A writes v2, and a v1 message claiming that knowledge
+    /// (in_seq_no counting B's NotifyLayer) is refused.
+    @Test func v1BeforeThePeerKnowsOurLayerIsAccepted() throws {
+        var net = try SCNet(seed: 31)
+        let notifyToB = net.toB
+        net.toB = []
+        try net.sendA("early 1")
+        try net.sendA("early 2")
+        let early = net.toB
+        net.toB = []
+        for m in notifyToB { try net.deliverToB(m) }
+        #expect(!net.b.layers.allowsV1)
+        for m in early { try net.deliverToB(m) }
+        #expect(net.gotB == ["early 1", "early 2"])
+        // A now hears B's NotifyLayer: from here on v2, and v1 is refused.
+        try net.pump()
+        try net.sendA("late")
+        let late = net.toB
+        net.toB = []
+        let key = try #require(net.b.keychain.entries.first?.key)
+        let before = net.b.status
+        let downgrade = try scCrafted(key, inSeq: 2, outSeq: 7, v1: true, rng: &net.rng)
+        #expect(throws: SecretChatError.rejectedMessage) { _ = try net.b.receive(downgrade, using: &net.rng) }
+        #expect(net.b.status == before)
+        for m in late { try net.deliverToB(m) }
+        #expect(net.gotB == ["early 1", "early 2", "late"])
+    }
+
     @Test func handshakeFingerprintMismatchChangesNothing() throws {
         var rng = SplitMix64(seed: 2)
         let clock = SCTestClock()

@@ -77,6 +77,26 @@ extension SecretChat {
             public static let inputUserSelf: UInt32 = 0xf7c1_b13f
             /// `inputUser#f21158c6 user_id:long access_hash:long`
             public static let inputUser: UInt32 = 0xf211_58c6
+            /// `users.getUsers#0d91a548`
+            public static let getUsers: UInt32 = 0x0d91_a548
+            /// `user#020b1422` (the current schema's user; older layers used other ids)
+            public static let user: UInt32 = 0x020b_1422
+            /// `userEmpty#d3bc4b7a`
+            public static let userEmpty: UInt32 = 0xd3bc_4b7a
+            /// `updateShort#78d4dec1`
+            public static let updateShort: UInt32 = 0x78d4_dec1
+            /// `updates#74ae4240`
+            public static let updates: UInt32 = 0x74ae_4240
+            /// `upload.saveFilePart#b304a621`
+            public static let saveFilePart: UInt32 = 0xb304_a621
+            /// `upload.getFile#be5335be`
+            public static let getFile: UInt32 = 0xbe53_35be
+            /// `inputEncryptedFileLocation#f5235d55`
+            public static let inputEncryptedFileLocation: UInt32 = 0xf523_5d55
+            /// `upload.file#096a18d5`
+            public static let uploadFile: UInt32 = 0x096a_18d5
+            /// `storage.fileUnknown#aa963b05`
+            public static let storageFileUnknown: UInt32 = 0xaa96_3b05
         }
 
         /// `InputUser`, the forms a secret-chat request needs (`inputUserFromMessage` is not accepted).
@@ -507,6 +527,17 @@ extension SecretChat {
             case sendEncryptedFile(silent: Bool, peer: InputEncryptedChat, randomID: Int64, data: [UInt8], file: InputEncryptedFile)
             /// `messages.sendEncryptedService#32d439a4 peer:InputEncryptedChat random_id:long data:bytes`
             case sendEncryptedService(peer: InputEncryptedChat, randomID: Int64, data: [UInt8])
+            /// `users.getUsers#0d91a548 id:Vector<InputUser>` (a client learns its own user id with
+            /// `inputUserSelf`); answer: `Vector<User>` (``User``).
+            case getUsers(ids: [InputUser])
+            /// `upload.saveFilePart#b304a621 file_id:long file_part:int bytes:bytes` (the parts of an
+            /// encrypted file before `sendEncryptedFile`); answer: `Bool`.
+            case saveFilePart(fileID: Int64, part: Int32, bytes: [UInt8])
+            /// `upload.getFile#be5335be flags:# precise:flags.0?true cdn_supported:flags.1?true
+            /// location:InputFileLocation offset:long limit:int`, with the location
+            /// `inputEncryptedFileLocation#f5235d55 id:long access_hash:long` (other locations are
+            /// ``SecretChatError/unknownConstructor(_:)``); answer: ``UploadFile``.
+            case getFile(precise: Bool, fileID: Int64, accessHash: Int64, offset: Int64, limit: Int32)
 
             public func encode(into w: inout TLWriter) {
                 switch self {
@@ -526,6 +557,15 @@ extension SecretChat {
                     peer.encode(into: &w); w.int64(id); w.tlBytes(data); file.encode(into: &w)
                 case .sendEncryptedService(let peer, let id, let data):
                     w.constructor(Constructor.sendEncryptedService); peer.encode(into: &w); w.int64(id); w.tlBytes(data)
+                case .getUsers(let ids):
+                    w.constructor(Constructor.getUsers); w.vectorHeader(count: ids.count)
+                    for u in ids { u.encode(into: &w) }
+                case .saveFilePart(let id, let part, let bytes):
+                    w.constructor(Constructor.saveFilePart); w.int64(id); w.int32(part); w.tlBytes(bytes)
+                case .getFile(let precise, let id, let hash, let offset, let limit):
+                    w.constructor(Constructor.getFile); w.uint32(precise ? 1 : 0)
+                    w.constructor(Constructor.inputEncryptedFileLocation); w.int64(id); w.int64(hash)
+                    w.int64(offset); w.int32(limit)
                 }
             }
 
@@ -555,6 +595,23 @@ extension SecretChat {
                 case Constructor.sendEncryptedService:
                     let peer = try InputEncryptedChat.decode(from: &r), id = try r.scInt64()
                     return .sendEncryptedService(peer: peer, randomID: id, data: try r.scBytes())
+                case Constructor.getUsers:
+                    let n = try r.scVectorCount(minElementSize: 4)
+                    var ids: [InputUser] = []
+                    ids.reserveCapacity(n)
+                    for _ in 0..<n { ids.append(try InputUser.decode(from: &r)) }
+                    return .getUsers(ids: ids)
+                case Constructor.saveFilePart:
+                    let id = try r.scInt64(), part = try r.scInt32()
+                    return .saveFilePart(fileID: id, part: part, bytes: try r.scBytes())
+                case Constructor.getFile:
+                    // cdn_supported (bit 1) is accepted and ignored: this relay has no CDN.
+                    let flags = try r.scFlags(allowed: 3)
+                    let location = try r.scUInt32()
+                    guard location == Constructor.inputEncryptedFileLocation else { throw .unknownConstructor(location) }
+                    let id = try r.scInt64(), hash = try r.scInt64(), offset = try r.scInt64()
+                    return .getFile(precise: flags & 1 != 0, fileID: id, accessHash: hash, offset: offset,
+                                    limit: try r.scInt32())
                 case let id:
                     throw .unknownConstructor(id)
                 }

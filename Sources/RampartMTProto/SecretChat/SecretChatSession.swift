@@ -356,8 +356,9 @@ extension SecretChat {
         /// The candidate keys are the current one, the previous one while it is kept, and (after we
         /// sent AcceptKey) the proposed one: a message under the proposed key's fingerprint switches
         /// to it, as CommitKey would (CommitKey may be lost, §7.6). The payload must be a
-        /// `decryptedMessageLayer`; v1 is accepted (and sent) only while the layer both sides speak is
-        /// below 73: a peer's first NotifyLayer still travels in v1, since its layer starts at 46.
+        /// `decryptedMessageLayer`; v1 is sent only while the layer both sides speak is below 73, and
+        /// accepted then or when the sender had not yet received our first message (our NotifyLayer:
+        /// its `in_seq_no` counts none of ours), since until then it takes our layer to be 46.
         /// Sequence numbers then decide (§7.4): a duplicate is dropped, a gap queues the message and
         /// asks for a Resend, messages in order are delivered; the protocol's own service messages are
         /// acted on here.
@@ -378,7 +379,9 @@ extension SecretChat {
             var pending: KeyAcceptance?
             if case .accepted(_, let a)? = rekey { pending = a; candidates.append(a.key) }
 
-            var opened = try Envelope.decrypt(data, keys: candidates, sender: side.peer, allowV1: layers.allowsV1)
+            // v1 is tried even once both sides speak layer 73 or more, and then refused unless the
+            // sender could not know our layer yet (below).
+            var opened = try Envelope.decrypt(data, keys: candidates, sender: side.peer, allowV1: true)
             let payload: DecryptedPayload
             do throws(SecretChatError) {
                 payload = try DecryptedPayload.decode(opened.tl)
@@ -390,6 +393,12 @@ extension SecretChat {
             guard case .layer(let layer) = payload else {
                 throw .protocolViolation("message without decryptedMessageLayer")
             }
+            // Our NotifyLayer is our first message. A peer that had not received it when it wrote
+            // this message (in_seq_no counts none of ours) still believed our layer to be 46 and
+            // rightly used v1 (the iOS model); once it has received it, v1 is a downgrade. Without
+            // this, a peer's messages written before our NotifyLayer reached it would be refused:
+            // both sides start a chat at the same moment, so that race is the normal case.
+            if opened.version == .v1, !layers.allowsV1, layer.inSeqNo >> 1 > 0 { throw .rejectedMessage }
 
             var s = self
             var result = Received()
