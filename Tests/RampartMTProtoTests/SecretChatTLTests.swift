@@ -379,6 +379,16 @@ private let apiSchema: [(UInt32, String)] = [
     (API.Constructor.inputUserEmpty, "inputUserEmpty#b98886cf = InputUser"),
     (API.Constructor.inputUserSelf, "inputUserSelf#f7c1b13f = InputUser"),
     (API.Constructor.inputUser, "inputUser#f21158c6 user_id:long access_hash:long = InputUser"),
+    (API.Constructor.getUsers, "users.getUsers#d91a548 id:Vector<InputUser> = Vector<User>"),
+    (API.Constructor.userEmpty, "userEmpty#d3bc4b7a id:long = User"),
+    (API.Constructor.user, "user#20b1422 flags:# self:flags.10?true contact:flags.11?true mutual_contact:flags.12?true deleted:flags.13?true bot:flags.14?true bot_chat_history:flags.15?true bot_nochats:flags.16?true verified:flags.17?true restricted:flags.18?true min:flags.20?true bot_inline_geo:flags.21?true support:flags.23?true scam:flags.24?true apply_min_photo:flags.25?true fake:flags.26?true bot_attach_menu:flags.27?true premium:flags.28?true attach_menu_enabled:flags.29?true flags2:# bot_can_edit:flags2.1?true close_friend:flags2.2?true stories_hidden:flags2.3?true stories_unavailable:flags2.4?true contact_require_premium:flags2.10?true bot_business:flags2.11?true bot_has_main_app:flags2.13?true id:long access_hash:flags.0?long first_name:flags.1?string last_name:flags.2?string username:flags.3?string phone:flags.4?string photo:flags.5?UserProfilePhoto status:flags.6?UserStatus bot_info_version:flags.14?int restriction_reason:flags.18?Vector<RestrictionReason> bot_inline_placeholder:flags.19?string lang_code:flags.22?string emoji_status:flags.30?EmojiStatus usernames:flags2.0?Vector<Username> stories_max_id:flags2.5?int color:flags2.8?PeerColor profile_color:flags2.9?PeerColor bot_active_users:flags2.12?int bot_verification_icon:flags2.14?long send_paid_messages_stars:flags2.15?long = User"),
+    (API.Constructor.updateShort, "updateShort#78d4dec1 update:Update date:int = Updates"),
+    (API.Constructor.updates, "updates#74ae4240 updates:Vector<Update> users:Vector<User> chats:Vector<Chat> date:int seq:int = Updates"),
+    (API.Constructor.saveFilePart, "upload.saveFilePart#b304a621 file_id:long file_part:int bytes:bytes = Bool"),
+    (API.Constructor.getFile, "upload.getFile#be5335be flags:# precise:flags.0?true cdn_supported:flags.1?true location:InputFileLocation offset:long limit:int = upload.File"),
+    (API.Constructor.inputEncryptedFileLocation, "inputEncryptedFileLocation#f5235d55 id:long access_hash:long = InputFileLocation"),
+    (API.Constructor.uploadFile, "upload.file#96a18d5 type:storage.FileType mtime:int bytes:bytes = upload.File"),
+    (API.Constructor.storageFileUnknown, "storage.fileUnknown#aa963b05 = storage.FileType"),
 ]
 
 @Test func secretChatAPIConstructorIDsMatchTheSchema() {
@@ -415,6 +425,10 @@ private let requests: [API.Request] = [
     .sendEncryptedFile(silent: true, peer: peer, randomID: 9, data: [6], file: .file(id: 1, accessHash: 2)),
     .sendEncryptedFile(silent: true, peer: peer, randomID: 9, data: [6], file: .empty),
     .sendEncryptedService(peer: peer, randomID: 10, data: [UInt8](repeating: 0xEE, count: 300)),
+    .getUsers(ids: [.inputSelf, .user(userID: 5, accessHash: -6), .empty]), .getUsers(ids: []),
+    .saveFilePart(fileID: -1, part: 3, bytes: [UInt8](repeating: 1, count: 1000)),
+    .getFile(precise: true, fileID: 1, accessHash: -2, offset: 1 << 20, limit: 512 << 10),
+    .getFile(precise: false, fileID: 1, accessHash: 2, offset: 0, limit: 1024),
 ]
 
 @Test func secretChatAPIRoundTrips() throws {
@@ -437,6 +451,12 @@ private let requests: [API.Request] = [
     try check([API.DhConfig.config(g: 3, p: [UInt8](repeating: 0xFF, count: 256), version: 2, random: [1, 2]),
                .notModified(random: [UInt8](repeating: 7, count: 256))])
     try check(files.map { API.SentEncryptedMessage.file(date: 1, file: $0) } + [.message(date: 9)])
+    let users = [API.User(id: 1), API.User(id: -2, accessHash: 3, firstName: "x", isSelf: true), API.User(id: 4, isSelf: true)]
+    try check(users)
+    try check([API.Updates.short(update: .encryption(chat: chats[1], date: 2), date: 3),
+               .updates([], date: 1, seq: 0), .updates(messages.map { .newEncryptedMessage(message: $0, qts: 4) }, date: 5, seq: 6)])
+    try check([API.UploadFile(modified: 1, bytes: []), API.UploadFile(modified: -1, bytes: [UInt8](repeating: 3, count: 600))])
+    #expect(try API.decodeUsers(API.encodeUsers(users)) == users)
 }
 
 @Test func secretChatAPIHandBuilt() throws {
