@@ -335,14 +335,13 @@ public struct SecretChatRelay {
     private mutating func storeUpload<R: RandomNumberGenerator>(_ id: Int64, parts: Int32, keyFingerprint: Int32, from user: UserID,
                                                                date: Int32, using rng: inout R) -> Result<SecretChat.API.EncryptedFile, RPCError> {
         guard let upload = uploads[user]?[id], parts >= 1, parts <= 4000, upload.parts.count == Int(parts),
-              (0..<parts).allSatisfy({ upload.parts[$0] != nil })
+              (0..<parts).allSatisfy({ upload.parts[$0] != nil }), upload.byteCount <= limits.maxFileBytes
         else { return .failure(RPCError(code: 400, message: "FILE_PARTS_INVALID")) }
         uploads[user]?[id] = nil
         uploadBytes -= upload.byteCount
         var bytes: [UInt8] = []
         bytes.reserveCapacity(upload.byteCount)
         for p in 0..<parts { bytes += upload.parts[p] ?? [] }
-        guard bytes.count <= limits.maxFileBytes else { return .failure(RPCError(code: 400, message: "FILE_PARTS_INVALID")) }
         while fileBytes + bytes.count > limits.maxFileBytes, !fileOrder.isEmpty {
             let old = fileOrder.removeFirst()
             fileBytes -= files.removeValue(forKey: old)?.bytes.count ?? 0

@@ -3,14 +3,18 @@
 //   0: a decrypted plaintext (DecryptedPayload: a decryptedMessageLayer or a bare layer-8 message);
 //   1: the API layer (a relay's RPC, an update, a DH config, a send answer);
 //   2: a program of sends and receives on SequenceNumbers from one role;
-//   3: decryptedMessageLayer objects fed to SequenceNumbers and LayerNegotiation.
+//   3: decryptedMessageLayer objects fed to SequenceNumbers and LayerNegotiation;
+//   4: a program of RPCs to the test server's relay (SecretChatRelay) from its two users and a stranger.
 //
 // Properties: an accepted object re-encodes to exactly its bytes (the decoders are strict); a layer has at
 // least 15 random bytes; a refused receive and a duplicate change nothing; counters never go back; what is
 // delivered is what advanced the counter; outgoing numbers have our parities; a Resend request names
-// the hole exactly; the peer's layer never goes down.
+// the hole exactly; the peer's layer never goes down; the relay answers every request, and one it
+// refuses (an rpc_error) pushes nothing and changes none of its counts; its pushes are well-formed
+// Updates for a member; what it holds stays within its limits.
 
 import RampartMTProto
+import RampartMTProtoServer
 import RampartTestSupport
 
 private typealias SC = SecretChat
@@ -38,6 +42,82 @@ private func checkAPI(_ bytes: [UInt8]) {
     roundTrip(SC.API.DhConfig.self, "DhConfig")
     roundTrip(SC.API.SentEncryptedMessage.self, "SentEncryptedMessage")
     roundTrip(SC.API.EncryptedChat.self, "EncryptedChat")
+    roundTrip(SC.API.Updates.self, "Updates")
+    roundTrip(SC.API.User.self, "User")
+    roundTrip(SC.API.UploadFile.self, "upload.File")
+}
+
+private let relayConstructors: [UInt32] = [
+    SC.API.Constructor.getDhConfig, SC.API.Constructor.requestEncryption, SC.API.Constructor.acceptEncryption,
+    SC.API.Constructor.discardEncryption, SC.API.Constructor.sendEncrypted, SC.API.Constructor.sendEncryptedFile,
+    SC.API.Constructor.sendEncryptedService, SC.API.Constructor.getUsers, SC.API.Constructor.saveFilePart,
+    SC.API.Constructor.getFile,
+]
+
+/// Mode 4: RPCs to a relay with users 1 and 2 and an accepted chat between them; user 3 is unknown.
+private func runRelayProgram(_ input: inout FuzzInput) {
+    var rng = SplitMix64(seed: 0x7e1a)
+    var limits = SecretChatRelay.Limits()
+    limits.maxUploadBytes = 1 << 16
+    limits.maxFileBytes = 1 << 17
+    limits.maxUploadsPerUser = 3
+    var relay = SecretChatRelay(limits: limits, using: &rng)
+    _ = relay.newUser()
+    _ = relay.newUser()
+    let now = 1_800_000_000.0
+    let request = relay.handle(SC.API.Request.requestEncryption(userID: .user(userID: 2, accessHash: relay.accessHash(of: 2)),
+                                                                randomID: 1, gA: [UInt8](repeating: 5, count: 256)).serialized,
+                               from: 1, now: now, using: &rng)
+    guard case .waiting(let w)? = try? SC.API.EncryptedChat.decode(request.result) else {
+        FuzzCheck.require(false, "the relay did not open a chat")
+        return
+    }
+    let peer = SC.API.InputEncryptedChat(chatID: w.id, accessHash: w.accessHash)
+    _ = relay.handle(SC.API.Request.acceptEncryption(peer: peer, gB: [UInt8](repeating: 6, count: 256), keyFingerprint: 7).serialized,
+                     from: 2, now: now, using: &rng)
+    var files: [(Int64, Int64)] = []
+    for _ in 0..<48 where !input.isAtEnd {
+        let user = Int64(input.byte() % 3) + 1
+        let body: [UInt8]
+        switch input.byte() % 5 {
+        case 0:
+            var w = TLWriter()
+            w.constructor(relayConstructors[Int(input.byte()) % relayConstructors.count])
+            body = w.bytes + input.lengthPrefixed(max: 600)
+        case 1:
+            let target = input.bool() ? peer : .init(chatID: peer.chatID, accessHash: Int64(input.byte()))
+            body = SC.API.Request.sendEncrypted(silent: false, peer: target, randomID: 1, data: input.lengthPrefixed(max: 300)).serialized
+        case 2:
+            let n = Int(input.u16()) % (40 << 10) + Int(input.byte() % 2)
+            body = SC.API.Request.saveFilePart(fileID: Int64(input.byte() % 5), part: Int32(input.byte() % 5) - 1,
+                                               bytes: [UInt8](repeating: 1, count: n)).serialized
+        case 3:
+            body = SC.API.Request.sendEncryptedFile(silent: false, peer: peer, randomID: 2, data: [1],
+                                                    file: .uploaded(id: Int64(input.byte() % 5), parts: Int32(input.byte() % 5),
+                                                                    md5Checksum: "", keyFingerprint: 3)).serialized
+        default:
+            let (id, hash) = files.isEmpty ? (Int64(0), Int64(0)) : files[Int(input.byte()) % files.count]
+            body = SC.API.Request.getFile(precise: input.bool(), fileID: id, accessHash: input.bool() ? hash : hash ^ 1,
+                                          offset: Int64(input.int(in: -1...300_000)), limit: Int32(input.int(in: -1...1_100_000))).serialized
+        }
+        let before = (relay.chatCount, relay.heldFileBytes, relay.relayedCount)
+        let o = relay.handle(body, from: user, now: now, using: &rng)
+        FuzzCheck.require(!o.result.isEmpty, "the relay gave no answer")
+        if case .rpcError? = try? ServiceMessage(decoding: o.result) {
+            FuzzCheck.require(o.pushes.isEmpty, "a refused relay request pushed updates")
+            FuzzCheck.require(before == (relay.chatCount, relay.heldFileBytes, relay.relayedCount),
+                              "a refused relay request changed the relay")
+            FuzzStats.note("relay refused")
+        } else {
+            FuzzStats.note("relay answered")
+        }
+        if case .file(_, .file(let id, let hash, _, _, _))? = try? SC.API.SentEncryptedMessage.decode(o.result) { files.append((id, hash)) }
+        for p in o.pushes {
+            FuzzCheck.require(p.user == 1 || p.user == 2, "an update pushed to a non-member")
+            FuzzCheck.require((try? SC.API.Updates.decode(p.updates)) != nil, "a pushed Updates does not decode")
+        }
+        FuzzCheck.require(relay.heldFileBytes <= limits.maxUploadBytes + limits.maxFileBytes, "the relay holds more than its limits")
+    }
 }
 
 /// One receive on `seq`, with the properties that hold for any input.
@@ -120,15 +200,16 @@ private func runLayers(_ input: inout FuzzInput) {
 
 let secretChatTLTarget = FuzzTarget(
     name: "mtproto-secret-tl",
-    summary: "secret-chat TL (decryptedMessageLayer, layer-8 messages, actions, media; the API layer's RPCs and updates) and sequence numbers: accepted objects re-encode byte for byte, ≥ 15 random bytes, a refused or duplicate message leaves the sequence state unchanged, counters never go back, Resend ranges name the hole, the peer's layer only rises",
+    summary: "secret-chat TL (decryptedMessageLayer, layer-8 messages, actions, media; the API layer's RPCs and updates), sequence numbers and the test server's relay: accepted objects re-encode byte for byte, ≥ 15 random bytes, a refused or duplicate message leaves the sequence state unchanged, counters never go back, Resend ranges name the hole, the peer's layer only rises; the relay answers everything, a refused RPC changes nothing and pushes nothing, pushes go to members, holdings stay within limits",
     maxLength: 4096,
     run: { data in
         var input = FuzzInput(data)
-        switch input.byte() % 4 {
+        switch input.byte() % 5 {
         case 0: checkPayload(input.rest())
         case 1: checkAPI(input.rest())
         case 2: runSequenceProgram(&input)
-        default: runLayers(&input)
+        case 3: runLayers(&input)
+        default: runRelayProgram(&input)
         }
     },
     seeds: {
@@ -170,5 +251,9 @@ let secretChatTLTarget = FuzzTarget(
             program += [UInt8(b.count & 0xFF), UInt8(b.count >> 8)] + b
         }
         seeds.append(program)
+        // Relay programs: a message, parts, a file send, downloads; garbage under a relay constructor.
+        seeds.append([4, 0, 1, 1, 3, 0, 1, 2, 3, 1, 2, 0, 16, 0, 1, 1, 1, 2, 2, 0, 16, 0, 1, 2, 0, 3, 1, 2,
+                      0, 4, 0, 1, 1, 0, 0, 0, 0, 0, 4, 0, 0, 1, 1, 1, 0, 4, 0, 0, 0, 0, 0, 0, 4])
+        seeds.append([4, 1, 0, 7, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 2, 0, 2, 4, 0, 0, 0, 0])
         return seeds
     })
