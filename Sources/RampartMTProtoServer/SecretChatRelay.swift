@@ -321,6 +321,12 @@ public struct SecretChatRelay {
             return o
         }
         let to = chat.other(than: user)
+        if qts[to] == nil, qts.count >= 2 * limits.maxChats {
+            // Forget the counters of users in no open chat (a user in a new chat starts again at 1).
+            var members = Set<UserID>()
+            for c in chats.values { members.insert(c.admin); members.insert(c.participant) }
+            qts = qts.filter { members.contains($0.key) }
+        }
         let q = (qts[to] ?? 0) &+ 1
         qts[to] = q
         let message: SecretChat.API.EncryptedMessage = service
@@ -338,6 +344,7 @@ public struct SecretChatRelay {
               (0..<parts).allSatisfy({ upload.parts[$0] != nil }), upload.byteCount <= limits.maxFileBytes
         else { return .failure(RPCError(code: 400, message: "FILE_PARTS_INVALID")) }
         uploads[user]?[id] = nil
+        if uploads[user]?.isEmpty == true { uploads[user] = nil }
         uploadBytes -= upload.byteCount
         var bytes: [UInt8] = []
         bytes.reserveCapacity(upload.byteCount)

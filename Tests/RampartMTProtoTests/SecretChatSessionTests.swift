@@ -150,6 +150,23 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         #expect(net.gotB == ["early 1", "early 2", "late"])
     }
 
+    /// Unacknowledged sent messages are bounded: at the bound sending is a typed error that changes
+    /// nothing, and once the peer acknowledges, it works again.
+    @Test func unacknowledgedMessagesAreBounded() throws {
+        var net = try SCNet(seed: 32)
+        try net.pump()
+        let filler = SecretChat.Session.Outgoing(data: [], outSeqNo: 0, isService: false, isResend: false)
+        for i in 0..<Int32(SecretChat.Session.maxUnacknowledged - net.a.stored.count) { net.a.stored[1_000_000 + i] = filler }
+        #expect(net.a.stored.count == SecretChat.Session.maxUnacknowledged)
+        let before = net.a.status
+        #expect(throws: SecretChatError.self) { try net.sendA("one too many") }
+        #expect(net.a.status == before)
+        net.a.stored[1_000_000] = nil
+        try net.sendA("fits")
+        try net.pump()
+        #expect(net.gotB == ["fits"])
+    }
+
     @Test func handshakeFingerprintMismatchChangesNothing() throws {
         var rng = SplitMix64(seed: 2)
         let clock = SCTestClock()

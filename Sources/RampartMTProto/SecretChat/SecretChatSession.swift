@@ -123,6 +123,12 @@ extension SecretChat {
         public static let rekeyUseLimit: Int32 = 100
         /// Seconds after which a key that encrypted at least one message is replaced: one week (§7.6).
         public static let rekeyAge: Int64 = 7 * 24 * 3600
+        /// Sent messages kept for a Resend until the peer acknowledges them (its `in_seq_no`): at most
+        /// this many. At the bound, producing one more message (``send(_:using:)``, or a service
+        /// message a ``receive(_:using:)`` would answer with) throws ``SecretChatError/wrongState(_:)``
+        /// and changes nothing: a peer that acknowledges nothing this long is gone or hostile, and
+        /// the chat should be ended rather than grow without bound.
+        public static let maxUnacknowledged = 10_000
 
         /// Our side.
         public let side: Side
@@ -559,6 +565,9 @@ extension SecretChat {
         /// Numbers, encrypts (v1 while the peer is below layer 73) and stores the next message.
         mutating func makeMessage<R: RandomNumberGenerator>(_ message: DecryptedMessage, isService: Bool,
                                                            using rng: inout R) throws(SecretChatError) -> Outgoing {
+            guard stored.count < Self.maxUnacknowledged else {
+                throw .wrongState("\(Self.maxUnacknowledged) sent messages unacknowledged by the peer")
+            }
             var s = sequence
             let n = try s.nextOutgoing()
             let raw = n.outSeqNo >> 1
