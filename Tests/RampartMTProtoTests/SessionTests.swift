@@ -75,13 +75,14 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         func ins(_ id: Int64) -> Bool { w.insert(id) }
         #expect(ins(100) && ins(300) && ins(200))
         #expect(!ins(200))                      // duplicate
-        #expect(ins(50))                        // not full yet: an older id is fine
-        #expect(w.isFull && w.lowest == 50)
-        #expect(!w.accepts(50) && !w.accepts(40))  // full: ≤ lowest is refused
-        #expect(ins(51))                        // above the lowest: stored, lowest evicted
-        #expect(w.lowest == 51 && w.count == 4 && !w.contains(50))
+        #expect(!ins(50) && !w.accepts(99))     // lower than all stored: refused before the window is full too
+        #expect(ins(150) && ins(250))           // between stored ids: fine
+        #expect(w.isFull && w.lowest == 150 && !w.contains(100))
+        #expect(!w.accepts(150) && !w.accepts(140))  // ≤ lowest is refused
+        #expect(ins(151))                       // above the lowest: stored, lowest evicted
+        #expect(w.lowest == 151 && w.count == 4 && !w.contains(150))
         #expect(ins(1000))
-        #expect(w.lowest == 100)
+        #expect(w.lowest == 200)
         var all = true
         for i in 0..<5000 { all = all && ins(2000 + Int64(i) * 4) }  // eviction and compaction
         #expect(all)

@@ -155,9 +155,11 @@ public struct ReplayWindow: Sendable, Hashable {
         return i < ids.count && ids[i] == id
     }
 
-    /// Whether ``insert(_:)`` would accept `id` (nothing changes).
+    /// Whether ``insert(_:)`` would accept `id` (nothing changes): not when it is stored already or
+    /// lower than every stored id, from the first stored id on (Docs/MTProto.md §1.6.8), not only once
+    /// the window is full.
     public func accepts(_ id: Int64) -> Bool {
-        if isFull, let low = lowest, id <= low { return false }
+        if let low = lowest, id < low { return false }
         return !contains(id)
     }
 
