@@ -347,6 +347,16 @@ let sessionDecryptTarget = FuzzTarget(
         return out
     })
 
+/// Whether `body` is bad_msg_notification 16/17 or bad_server_salt (what a client takes outside the
+/// time window).
+private func isRepair(_ body: [UInt8]) -> Bool {
+    switch try? ServiceMessage(decoding: body) {
+    case .badMsgNotification(_, _, let code)?: code == 16 || code == 17
+    case .badServerSalt?: true
+    default: false
+    }
+}
+
 /// One packet into `session`, checked against the reference and the session's promises.
 private func checkSessionPacket(_ session: inout Session, _ policy: inout StandardServerReplies, _ packet: [UInt8], now: Double,
                                 structuredBody: [UInt8]?,
@@ -357,6 +367,16 @@ private func checkSessionPacket(_ session: inout Session, _ policy: inout Standa
     let expectedSession: Int64? = role == .server && (session.sessionId == nil || session.acceptsNewSessions) ? nil : session.sessionId
     var reference = ReferenceEnvelope.open(packet, key: session.authKey, direction: role.incoming, sessionId: expectedSession,
                                            serverTime: serverTime, window: role == .client ? session.replayWindow : nil)
+    // A client still takes bad_msg_notification 16/17 and bad_server_salt outside the time window, and
+    // from such a packet only those (Docs/MTProto.md §1.6.9).
+    var outsideWindow = false
+    if reference == nil, role == .client, serverTime != nil,
+       let r = ReferenceEnvelope.open(packet, key: session.authKey, direction: role.incoming, sessionId: expectedSession,
+                                      serverTime: nil, window: session.replayWindow),
+       isRepair(r.body) || (try? MessageContainer.decode(r.body, containerMsgId: r.header.msgId))?.contains(where: { isRepair($0.body) }) == true {
+        reference = r
+        outsideWindow = true
+    }
     if let r = reference, role == .server {
         // The server's window: a fresh one for a packet that starts a new session.
         let window = r.header.sessionId != session.sessionId ? ReplayWindow(capacity: session.replayWindow.capacity) : session.replayWindow
@@ -395,6 +415,10 @@ private func checkSessionPacket(_ session: inout Session, _ policy: inout Standa
         return
     }
     guard let reference else { FuzzCheck.fail("a packet the §1.6 reference refuses was accepted") }
+    if outsideWindow {
+        FuzzCheck.require(messages.allSatisfy { isRepair($0.body) }, "outside the time window, a message that repairs nothing was delivered")
+        FuzzStats.note("session: clock or salt repair outside the time window")
+    }
     if let b = structuredBody { FuzzCheck.require(reference.body == b, "reference body") }
     if readLE32(reference.body) == ServiceConstructor.msgContainer {
         guard let inner = try? MessageContainer.decode(reference.body, containerMsgId: reference.header.msgId) else {

@@ -282,6 +282,42 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(abs((client.messageIds.timeOffset ?? 0) - 20) < 0.01)
     }
 
+    /// A client whose clock jumped by an hour: ordinary messages outside the time window are dropped,
+    /// but bad_msg_notification 16/17 and bad_server_salt still arrive (alone or in a container, where
+    /// only they are taken) and resynchronize the clock or set the salt.
+    @Test func clockAndSaltRepairsArriveOutsideTheTimeWindow() throws {
+        var (client, server) = pair()
+        var rng = SplitMix64(seed: 14)
+        let first = try client.encrypt([0, 0, 0, 0], contentRelated: true, now: t0, using: &rng)
+        _ = try server.decrypt(first.packet, now: t0)
+        // The server is an hour ahead of what the client believes.
+        let late = t0 + 3600
+        let ordinary = try server.encrypt(ServiceMessage.pong(msgId: first.msgId, pingId: 1).encoded(), contentRelated: false,
+                                          now: late, using: &rng)
+        #expect(throws: MTProtoError.rejectedMessage) { try client.decrypt(ordinary.packet, now: t0) }
+        let salt = try server.encrypt(ServiceMessage.badServerSalt(badMsgId: first.msgId, badMsgSeqNo: 1, errorCode: 48,
+                                                                   newServerSalt: 4321).encoded(),
+                                      contentRelated: false, now: late, using: &rng)
+        let got = try client.decrypt(salt.packet, now: t0)
+        #expect(got.count == 1 && client.salts.current == 4321)
+        // A container with a pong and bad_msg_notification 16: only the notification is taken.
+        let mixed = try server.encrypt([OutgoingBody(.pong(msgId: first.msgId, pingId: 2)),
+                                        OutgoingBody(.badMsgNotification(badMsgId: first.msgId, badMsgSeqNo: 1, errorCode: 16))],
+                                       now: late, using: &rng)
+        let repaired = try client.decrypt(mixed.packet, now: t0)
+        #expect(repaired.count == 1)
+        if case .badMsgNotification(_, _, 16)? = try? repaired.first?.decoded() {} else { Issue.record("not the notification") }
+        #expect(abs((client.messageIds.timeOffset ?? 0) - 3600) < 1)
+        // Now in sync: ordinary messages pass again.
+        let after = try server.encrypt(ServiceMessage.pong(msgId: first.msgId, pingId: 3).encoded(), contentRelated: false,
+                                       now: late + 1, using: &rng)
+        #expect(try client.decrypt(after.packet, now: t0 + 1).count == 1)
+        // Other codes (e.g. 32, seq_no too low) are not exempt.
+        let other = try server.encrypt(ServiceMessage.badMsgNotification(badMsgId: first.msgId, badMsgSeqNo: 1, errorCode: 32).encoded(),
+                                       contentRelated: false, now: late + 7200, using: &rng)
+        #expect(throws: MTProtoError.rejectedMessage) { try client.decrypt(other.packet, now: t0 + 2) }
+    }
+
     @Test func clientWithoutOffsetLearnsIt() throws {
         let key = msgRandomKey(3)
         var client = Session(client: key, sessionId: 1, salt: 0)

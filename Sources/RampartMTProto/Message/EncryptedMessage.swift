@@ -28,6 +28,10 @@ public struct DecryptedMessage: Sendable, Hashable {
     public var body: [UInt8]
     /// The quick-ack value of this packet (Docs/MTProto.md §1.7), for a server whose transport was asked for one.
     public var quickAck: UInt32
+    /// Whether the msg_id passed the time window (or none was checked). False only where the caller
+    /// let a message outside it through (a client session, for the service messages that fix its
+    /// clock or salt).
+    public var isInTimeWindow = true
 }
 
 /// Encoding and decoding of MTProto 2.0 encrypted messages (Docs/MTProto.md §1).
@@ -140,7 +144,7 @@ public enum EncryptedMessage {
     /// (`window`) but not changed. Returns nil on any failure.
     static func open<P: Collection<UInt8>>(
         _ packet: P, authKey: AuthKey, direction: MTProtoDirection, sessionId: Int64?,
-        serverTime: Double?, timeWindow: TimeWindow, window: ReplayWindow? = nil
+        serverTime: Double?, timeWindow: TimeWindow, window: ReplayWindow? = nil, allowOutsideTimeWindow: Bool = false
     ) -> DecryptedMessage? {
         withContiguousBytes(packet) { p -> DecryptedMessage? in
             let n = p.count
@@ -171,10 +175,12 @@ public enum EncryptedMessage {
                 bodyLength = length
                 ok = true
             }
+            var inTime = true
             if ok {
+                inTime = serverTime.map { timeWindow.accepts(msgId: header.msgId, serverTime: $0) } ?? true
                 ok = (sessionId.map { $0 == header.sessionId } ?? true)
                     && MessageID.hasValidParity(header.msgId, sender: direction)
-                    && (serverTime.map { timeWindow.accepts(msgId: header.msgId, serverTime: $0) } ?? true)
+                    && (inTime || allowOutsideTimeWindow)
                     && (window?.accepts(header.msgId) ?? true)
             }
             guard ok else {
@@ -188,7 +194,7 @@ public enum EncryptedMessage {
                 secureZero(UnsafeMutableRawBufferPointer(rebasing: b[bodyLength...]))
             }
             plain.removeLast(plainLength - bodyLength)
-            return DecryptedMessage(header: header, body: plain, quickAck: quickAck)
+            return DecryptedMessage(header: header, body: plain, quickAck: quickAck, isInTimeWindow: inTime)
         }
     }
 

@@ -264,7 +264,10 @@ public struct Session: Sendable {
     ///
     /// A client also updates itself from what it receives: the clock offset from the first server
     /// msg_id when none is known yet and from bad_msg_notification codes 16/17; the salt from
-    /// bad_server_salt and new_session_created; future salts from future_salts.
+    /// bad_server_salt and new_session_created; future salts from future_salts. A message outside the
+    /// time window reaches a client only if it is (or its container holds) bad_msg_notification 16/17
+    /// or bad_server_salt, and then only those messages are returned: they are how a client whose clock
+    /// jumped resynchronizes (Docs/MTProto.md §1.6.9).
     ///
     /// - Parameter now: local time in Unix seconds.
     /// A server also checks the salt (Docs/MTProto.md §2.3) before it commits anything: a message under a salt
@@ -280,7 +283,8 @@ public struct Session: Sendable {
         let expected: Int64? = role == .server && (sessionId == nil || acceptsNewSessions) ? nil : sessionId
         guard var m = EncryptedMessage.open(packet, authKey: authKey, direction: role.incoming, sessionId: expected,
                                             serverTime: serverTime, timeWindow: timeWindow,
-                                            window: role == .client ? replayWindow : nil)
+                                            window: role == .client ? replayWindow : nil,
+                                            allowOutsideTimeWindow: role == .client)
         else { throw .rejectedMessage }
         do {
             return try accept(m, now: now)
@@ -328,6 +332,13 @@ public struct Session: Sendable {
                                             salt: h.salt, quickAck: m.quickAck))
         }
 
+        // Outside the time window a client takes only what repairs its clock or salt
+        // (Docs/MTProto.md §1.6.9): without it, a client whose clock jumped could never resync.
+        if !m.isInTimeWindow {
+            messages = messages.filter(Self.repairsClockOrSalt)
+            guard !messages.isEmpty else { throw .rejectedMessage }
+        }
+
         // Commit.
         if newSession {
             sessionId = h.sessionId
@@ -344,6 +355,15 @@ public struct Session: Sendable {
     }
 
     /// Client-side updates from service messages (clock offset, salts).
+    /// Whether `message` is bad_msg_notification 16/17 (msg_id too low/high) or bad_server_salt.
+    static func repairsClockOrSalt(_ message: IncomingMessage) -> Bool {
+        switch try? message.decoded() {
+        case .badMsgNotification(_, _, let code)?: code == 16 || code == 17
+        case .badServerSalt?: true
+        default: false
+        }
+    }
+
     private mutating func learn(from messages: [IncomingMessage], outerMsgId: Int64, now: Double) {
         if messageIds.timeOffset == nil { messageIds.synchronize(serverMsgId: outerMsgId, now: now) }
         for msg in messages {
