@@ -32,7 +32,9 @@ public struct StandardServerReplies: Sendable, Hashable {
 
     /// The answer to one received message, or nil when it gets none:
     /// - `ping` / `ping_delay_disconnect` → `pong` with `msg_id` = the ping's msg_id;
-    /// - `get_future_salts` → `future_salts` with `salt` (the current salt), valid for an hour from `now`;
+    /// - `get_future_salts num` → `future_salts` with the current salt and the scheduled ones
+    ///   (``ServerSalts/announced(at:count:)``: the current one valid for an hour from `now` when it
+    ///   has no window), at most `num`;
     /// - `rpc_drop_answer` → `rpc_result` { `rpc_answer_unknown` };
     /// - `destroy_session` → `destroy_session_none`;
     /// - any other content-related message (an RPC, gzip_packed — not unpacked here — or a body
@@ -40,6 +42,12 @@ public struct StandardServerReplies: Sendable, Hashable {
     ///   `METHOD_NOT_SUPPORTED` };
     /// - acks, pongs and other non-content messages → nil.
     public static func answer(to m: IncomingMessage, salt: Int64, now: Double) -> OutgoingBody? {
+        answer(to: m, salts: ServerSalts(current: salt), now: now)
+    }
+
+    /// ``answer(to:salt:now:)`` for a server whose salts follow a schedule (`get_future_salts`
+    /// announces it).
+    public static func answer(to m: IncomingMessage, salts: ServerSalts, now: Double) -> OutgoingBody? {
         let decoded: ServiceMessage
         do {
             decoded = try m.decoded()
@@ -51,9 +59,9 @@ public struct StandardServerReplies: Sendable, Hashable {
         switch decoded {
         case .ping(let id), .pingDelayDisconnect(let id, _):
             return OutgoingBody(.pong(msgId: m.msgId, pingId: id), isResponse: true)
-        case .getFutureSalts:
-            let future = FutureSalt(validSince: unix, validUntil: unix &+ 3600, salt: salt)
-            return OutgoingBody(.futureSalts(reqMsgId: m.msgId, now: unix, salts: [future]), isResponse: true)
+        case .getFutureSalts(let num):
+            return OutgoingBody(.futureSalts(reqMsgId: m.msgId, now: unix, salts: salts.announced(at: now, count: Int(num))),
+                                isResponse: true)
         case .rpcDropAnswer:
             return OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcAnswerUnknown.encoded()), isResponse: true)
         case .destroySession(let id):
@@ -77,7 +85,7 @@ public struct StandardServerReplies: Sendable, Hashable {
         var out: [OutgoingBody] = []
         if let created = newSessionCreated(for: session, uniqueId: uniqueId) { out.append(created) }
         for m in messages {
-            if let a = Self.answer(to: m, salt: session.salts.current, now: now) { out.append(a) }
+            if let a = Self.answer(to: m, salts: session.salts, now: now) { out.append(a) }
         }
         if let acks = session.takeAckBody() { out.append(OutgoingBody(acks, contentRelated: false)) }
         return out

@@ -75,6 +75,11 @@ public struct TestServer {
         public var maxPendingUpdatesPerUser = 1024
         /// The same, in bytes over all users (default 32 MiB).
         public var maxPendingUpdateBytes = 32 << 20
+        /// Seconds each server salt is valid before the next one takes over (nil: one salt per key,
+        /// never changed). With a period, each key's salts follow a schedule announced by
+        /// `get_future_salts` (three ahead), and a replaced salt is still accepted for 300 s
+        /// (``ServerSalts/previousSaltGrace``).
+        public var saltPeriod: Double?
 
         public init(handshake: ServerHandshake.Configuration, proxySecret: SymmetricKey? = nil,
                     maxPacketLength: Int = 1 << 20) {
@@ -402,6 +407,7 @@ public struct TestServer {
             send(error: -404, conn, &reply, using: &rng)
             return false
         }
+        if let period = configuration.saltPeriod { scheduleSalts(&state.session.salts, period: period, now: now, using: &rng) }
         let messages: [IncomingMessage]
         do {
             let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: conn.transport.framing == .paddedIntermediate)
@@ -457,7 +463,7 @@ public struct TestServer {
             pushes += outcome.pushes
         }
         for m in messages where m.constructor != HandshakeConstructor.bindTempAuthKey && !SecretChatRelay.handles(m.constructor) {
-            if let a = StandardServerReplies.answer(to: m, salt: state.session.salts.current, now: now) { bodies.append(a) }
+            if let a = StandardServerReplies.answer(to: m, salts: state.session.salts, now: now) { bodies.append(a) }
         }
         if let acks = state.session.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
         let sent = bodies.isEmpty || send(bodies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
@@ -477,6 +483,22 @@ public struct TestServer {
         }
         for p in pushes { deliver(p.updates, to: p.user, now: now, current: id, reply: &reply, using: &rng) }
         return true
+    }
+
+    /// Keeps three salts scheduled after the current one, each valid for `period` seconds, back to
+    /// back from the end of the last known one (or from `now` when the schedule has run out).
+    private func scheduleSalts<R: RandomNumberGenerator>(_ salts: inout ServerSalts, period: Double, now: Double,
+                                                         using rng: inout R) {
+        var start = salts.future.last.map { Double($0.validUntil) } ?? salts.currentValidUntil ?? now
+        if start < now { start = now }
+        var added: [FutureSalt] = []
+        let have = salts.future.filter({ Double($0.validUntil) > now }).count
+        for _ in 0..<max(0, 3 - have) {
+            let since = Int32(clamping: Int64(start)), until = Int32(clamping: Int64(start + max(period, 1)))
+            added.append(FutureSalt(validSince: since, validUntil: until, salt: Int64(bitPattern: rng.next())))
+            start += max(period, 1)
+        }
+        salts.add(added)
     }
 
     /// The test user of key `keyId` (a bound temporary key's is its permanent key's), assigned on first use.
@@ -589,6 +611,10 @@ public struct TestServer {
             let keyId = result.authKey.id
             var session = Session(server: result.authKey, salt: result.serverSalt)
             session.acceptsNewSessions = true
+            if let period = configuration.saltPeriod {
+                session.salts = ServerSalts(current: result.serverSalt, validUntil: now + period)
+                scheduleSalts(&session.salts, period: period, now: now, using: &rng)
+            }
             var state = KeyState(session: session, expiresAt: result.expiresIn.map { Int64(now) + Int64($0) },
                                  lastUsedAt: now, lastUseTick: 0, boundTo: nil)
             touch(&state, now: now)

@@ -384,7 +384,9 @@ private func checkSessionPacket(_ session: inout Session, _ policy: inout Standa
     }
     // A server refuses (without committing) an authentic message under a salt it does not accept.
     var saltRejection: RejectedSalt?
-    if let r = reference, role == .server, let t = serverTime, !session.salts.accepts(r.header.salt, at: t) {
+    var scheduled = session.salts
+    if let t = serverTime, role == .server { scheduled.advance(at: t) }
+    if let r = reference, role == .server, let t = serverTime, !scheduled.accepts(r.header.salt, at: t) {
         saltRejection = RejectedSalt(msgId: r.header.msgId, seqNo: r.header.seqNo, sessionId: r.header.sessionId, salt: r.header.salt)
         reference = nil
     }
@@ -403,7 +405,7 @@ private func checkSessionPacket(_ session: inout Session, _ policy: inout Standa
                 FuzzCheck.fail("the bad_server_salt answer does not open")
             }
             FuzzCheck.require(opened.body == ServiceMessage.badServerSalt(badMsgId: want.msgId, badMsgSeqNo: want.seqNo, errorCode: 48,
-                                                                          newServerSalt: session.salts.current).encoded(),
+                                                                          newServerSalt: scheduled.current).encoded(),
                               "bad_server_salt body")
             FuzzCheck.require(SessionSnapshot(session).replayWindow == before.replayWindow
                               && SessionSnapshot(session).sessionId == before.sessionId, "answering a bad salt changed the receive state")

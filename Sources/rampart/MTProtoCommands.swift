@@ -54,6 +54,9 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
            --rsa-global-per-second R  the same for all clients together, bursts of R (default 50;
                                     0: no limit)
            --idle-timeout S         a connection without traffic this long is closed (default 300)
+           --salt-period S          each auth key's server salt changes every S seconds on a
+                                    schedule get_future_salts announces; the old salt is accepted
+                                    300 s more (default 0: one salt per key, never changed)
   ping   connects with transport NAME (abridged, intermediate, padded-intermediate, full,
          obfuscated2 [abridged inside], obfuscated2-intermediate, obfuscated2-padded), runs the
          handshake against the public key(s) in PUB.pem (or a private key file's public half),
@@ -101,7 +104,7 @@ func mtprotoCommand(_ args: [String]) {
 
 /// The options of `serve` that set its limits.
 private let serveLimitOptions: Set<String> = [
-    "max-connections", "max-frame-bytes", "max-output-bytes", "max-buffer-bytes", "max-keys", "key-idle-seconds",
+    "salt-period", "max-connections", "max-frame-bytes", "max-output-bytes", "max-buffer-bytes", "max-keys", "key-idle-seconds",
     "rsa-per-second", "rsa-global-per-second", "idle-timeout",
 ]
 
@@ -117,6 +120,7 @@ private struct ServeLimits {
     var rsaPerSecond: Int
     var rsaGlobalPerSecond: Int
     var idleTimeoutSeconds: Int
+    var saltPeriodSeconds: Int
 
     init(_ o: Options) {
         let c = "mtproto serve"
@@ -137,6 +141,7 @@ private struct ServeLimits {
         rsaPerSecond = o.int("rsa-per-second", c) ?? 20
         rsaGlobalPerSecond = o.int("rsa-global-per-second", c) ?? 50
         idleTimeoutSeconds = positive("idle-timeout", o.int("idle-timeout", c), default: 300)
+        saltPeriodSeconds = positive("salt-period", o.int("salt-period", c), default: 0, min: 0)
     }
 
     var poll: PollLimits {
@@ -147,6 +152,7 @@ private struct ServeLimits {
 
     func apply(to conf: inout TestServer.Configuration) {
         conf.maxPacketLength = maxFrameBytes
+        conf.saltPeriod = saltPeriodSeconds == 0 ? nil : Double(saltPeriodSeconds)
         conf.keyEviction = .init(maxKeys: maxKeys, idleLifetime: keyIdleSeconds == 0 ? nil : Double(keyIdleSeconds))
         conf.rsaLimitPerAddress = rsaPerSecond == 0 ? nil : .init(perSecond: Double(rsaPerSecond), burst: Double(2 * rsaPerSecond))
         conf.rsaLimitGlobal = rsaGlobalPerSecond == 0 ? nil
@@ -159,7 +165,7 @@ private struct ServeLimits {
         return "limits: max-connections \(maxConnections) (RLIMIT_NOFILE \(fd)), max-frame-bytes \(maxFrameBytes), "
             + "max-output-bytes \(maxOutputBytes), max-buffer-bytes \(maxBufferBytes), max-keys \(maxKeys), "
             + "key-idle-seconds \(keyIdleSeconds), rsa-per-second \(rsaPerSecond), "
-            + "rsa-global-per-second \(rsaGlobalPerSecond), idle-timeout \(idleTimeoutSeconds)"
+            + "rsa-global-per-second \(rsaGlobalPerSecond), idle-timeout \(idleTimeoutSeconds), salt-period \(saltPeriodSeconds)"
     }
 }
 

@@ -97,14 +97,32 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         s.add([FutureSalt(validSince: 100, validUntil: 200, salt: 2), FutureSalt(validSince: 150, validUntil: 300, salt: 3),
                FutureSalt(validSince: 5, validUntil: 5, salt: 9)])
         #expect(s.future.count == 2)
-        #expect(s.salt(at: 50) == 1)
-        #expect(s.salt(at: 120) == 2)
+        #expect(s.salt(at: 50) == 1)              // nothing scheduled yet: the current salt (validity unknown)
+        #expect(s.salt(at: 120) == 2)             // the only valid one
         #expect(s.accepts(3, at: 160) && !s.accepts(3, at: 120))
+        #expect(s.salt(at: 160) == 3)             // both valid: the one valid the longest
         #expect(s.salt(at: 200) == 3)
-        #expect(s.salt(at: 400) == 3 && s.future.isEmpty)
+        #expect(s.salt(at: 400) == 0 && s.future.isEmpty)  // every known salt expired: fall back to 0
         s.adopt(7)
-        #expect(s.current == 7)
+        #expect(s.current == 7 && s.currentValidUntil == nil)
+        #expect(s.salt(at: 500) == 7)             // unknown validity: kept
         #expect(ServerSalts.initialSalt(newNonce: [], serverNonce: []) == nil)
+    }
+
+    /// A server's schedule: the salt changes when its window ends, and the replaced one is accepted
+    /// for 300 s more.
+    @Test func serverSaltSchedule() {
+        var s = ServerSalts(current: 1, validUntil: 100)
+        s.add([FutureSalt(validSince: 100, validUntil: 200, salt: 2), FutureSalt(validSince: 200, validUntil: 300, salt: 3)])
+        #expect(!s.advance(at: 99) && s.current == 1)
+        #expect(s.advance(at: 150) && s.current == 2 && s.previous == 1 && s.previousValidUntil == 400)
+        #expect(s.accepts(1, at: 399) && !s.accepts(1, at: 400))
+        #expect(s.accepts(3, at: 200) && !s.accepts(3, at: 199) && !s.accepts(9, at: 150))
+        let announced = s.announced(at: 150, count: 10)
+        #expect(announced.map(\.salt) == [2, 3] && announced[0].validUntil == 200)
+        #expect(s.announced(at: 150, count: 1).count == 1)
+        #expect(s.advance(at: 250) && s.current == 3 && s.previous == 2 && s.previousValidUntil == 500)
+        #expect(!s.advance(at: 350) && s.current == 3)  // nothing scheduled: the salt stays
     }
 
     // MARK: service messages and containers

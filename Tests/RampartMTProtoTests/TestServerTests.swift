@@ -15,7 +15,7 @@ private struct Pair {
     let id: TestServerConnectionID
     var log: [String] = []
     var closed = false
-    let now = 1_800_000_000.0
+    var now = 1_800_000_000.0
 
     init(server: TestServer, transport: ClientTransport.Kind, keys: [RSA.PublicKey], mode: ClientHandshake.Mode = .permanent,
          id: Int = 1) throws {
@@ -226,4 +226,59 @@ func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
     #expect(StandardServerReplies.answer(to: quiet, salt: 1, now: 0) == nil)
     let ping = IncomingMessage(msgId: 0x104, seqNo: 3, body: ServiceMessage.ping(pingId: 9).encoded(), containerId: nil, salt: 1, quickAck: 0)
     #expect(StandardServerReplies.answer(to: ping, salt: 1, now: 0) == OutgoingBody(.pong(msgId: 0x104, pingId: 9), isResponse: true))
+}
+
+/// Salt rotation (issue 16): a server with a 60 s salt period accepts the replaced salt for 300 s, then
+/// answers bad_server_salt with the current one; a client that asked for the future salts switches by
+/// itself and is never refused.
+@Test func serverRotatesSaltsAndClientsFollow() throws {
+    let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
+    var conf = TestServer.Configuration(handshake: .init(privateKeys: [priv], dc: 2))
+    conf.saltPeriod = 60
+    var pair = try Pair(server: try TestServer(configuration: conf), transport: .plain(.intermediate), keys: [priv.publicKey])
+    guard case .handshakeCompleted(let result)? = try pair.pump(try pair.client.start(now: pair.now, using: &pair.crng)).first else {
+        Issue.record("no handshake"); return
+    }
+    var rng = SplitMix64(seed: 40)
+    func send(_ body: [UInt8]) throws -> [ServiceMessage] {
+        let now = pair.now
+        let bytes = try pair.client.send(body, now: now, using: &rng).bytes
+        return pongs(try pair.pump(bytes))
+    }
+    func ping(_ id: Int64) throws -> [ServiceMessage] {
+        var w = TLWriter()
+        w.constructor(ServiceConstructor.ping)
+        w.int64(id)
+        return try send(w.bytes)
+    }
+    func badSalts(_ m: [ServiceMessage]) -> [Int64] {
+        m.compactMap { if case .badServerSalt(_, _, _, let salt) = $0 { salt } else { nil } }
+    }
+    let start = pair.now
+    #expect(badSalts(try ping(1)).isEmpty)
+    // 100 s later the salt has changed (at +60), but the old one is good until +360.
+    pair.now = start + 100
+    let inGrace = try ping(2)
+    #expect(badSalts(inGrace).isEmpty && inGrace.contains { if case .pong = $0 { true } else { false } })
+    // At +400 the old salt is refused: bad_server_salt with the current one, which the client adopts.
+    pair.now = start + 400
+    let refused = badSalts(try ping(3))
+    #expect(refused.count == 1 && refused.first != result.serverSalt)
+    #expect(pair.client.session?.salts.current == refused.first)
+    // A client that knows the schedule switches on time and is never refused.
+    var w = TLWriter()
+    w.constructor(ServiceConstructor.getFutureSalts)
+    w.int32(8)
+    let answer = try send(w.bytes)
+    guard case .futureSalts(_, _, let list)? = answer.first(where: { if case .futureSalts = $0 { true } else { false } }) else {
+        Issue.record("no future_salts: \(answer)"); return
+    }
+    #expect(list.count >= 3 && list[0].salt == refused.first)
+    for step in 1...10 {
+        pair.now = start + 400 + Double(step) * 45
+        let m = try ping(Int64(10 + step))
+        #expect(badSalts(m).isEmpty, "step \(step): \(m)")
+        // Keep the schedule known, as a client would (every few periods).
+        if step % 2 == 0 { _ = try send(w.bytes) }
+    }
 }

@@ -9,11 +9,26 @@
 public struct ServerSalts: Sendable, Hashable {
     /// The salt currently in use.
     public private(set) var current: Int64
+    /// Until when (server time, Unix seconds) ``current`` is valid, when that is known (it came from
+    /// `future_salts`, or a server's schedule); nil for a salt whose validity nobody stated (the
+    /// handshake's, bad_server_salt's, new_session_created's).
+    public private(set) var currentValidUntil: Double?
     /// Known future salts, sorted by `validSince`; expired ones are dropped by ``salt(at:)``.
     public private(set) var future: [FutureSalt] = []
+    /// A server's previous salt, still accepted until ``previousValidUntil`` after a change.
+    public private(set) var previous: Int64?
+    /// Until when ``previous`` is accepted.
+    public private(set) var previousValidUntil: Double = 0
 
-    /// Salts starting from `current`.
-    public init(current: Int64) { self.current = current }
+    /// How long a server keeps accepting the salt it replaced: 300 s (the MTProto description: "messages
+    /// with the old salt are still accepted for a further 300 seconds").
+    public static let previousSaltGrace: Double = 300
+
+    /// Salts starting from `current` (valid until `validUntil`, if known).
+    public init(current: Int64, validUntil: Double? = nil) {
+        self.current = current
+        currentValidUntil = validUntil
+    }
 
     /// The initial server salt (Docs/MTProto.md §2.3): bytes 0..<8 of new_nonce XOR bytes 0..<8 of
     /// server_nonce, read as a little-endian int64. Returns nil unless new_nonce has 32 bytes and
@@ -25,27 +40,72 @@ public struct ServerSalts: Sendable, Hashable {
         return Int64(bitPattern: v)
     }
 
-    /// Makes `salt` the current salt (bad_server_salt's new_server_salt, new_session_created's salt).
-    public mutating func adopt(_ salt: Int64) { current = salt }
+    /// Makes `salt` the current salt (bad_server_salt's new_server_salt, new_session_created's salt);
+    /// its validity is unknown.
+    public mutating func adopt(_ salt: Int64) {
+        current = salt
+        currentValidUntil = nil
+    }
 
-    /// Adds future salts (from `future_salts`), keeping them sorted and without duplicates.
+    /// Adds future salts (from `future_salts`, or a server's schedule), keeping them sorted and
+    /// without duplicates.
     public mutating func add(_ salts: [FutureSalt]) {
         for s in salts where s.validUntil > s.validSince && !future.contains(s) { future.append(s) }
         future.sort { ($0.validSince, $0.validUntil) < ($1.validSince, $1.validUntil) }
     }
 
-    /// The salt to use at `serverTime` (Unix seconds): the earliest-starting future salt valid at
-    /// that time becomes current; expired future salts are dropped. Without one, ``current``.
+    /// Client: the salt to use at `serverTime` (Unix seconds). Of the salts valid then (the future salts
+    /// whose window contains it, and ``current`` while its known validity lasts), the one valid the
+    /// longest becomes current. When none is and ``current``'s known validity has run out, the salt
+    /// falls back to 0 (the server answers bad_server_salt with a good one, as MtProtoKit expects).
+    /// A current salt of unknown validity is kept. Expired future salts are dropped.
     public mutating func salt(at serverTime: Double) -> Int64 {
         future.removeAll { Double($0.validUntil) <= serverTime }
-        if let s = future.first(where: { Double($0.validSince) <= serverTime }) { current = s.salt }
+        let valid = future.filter { Double($0.validSince) <= serverTime }
+        let best = valid.max { $0.validUntil < $1.validUntil }
+        if let best, currentValidUntil.map({ Double(best.validUntil) > $0 || $0 <= serverTime }) ?? true {
+            current = best.salt
+            currentValidUntil = Double(best.validUntil)
+        } else if best == nil, let until = currentValidUntil, until <= serverTime {
+            current = 0
+            currentValidUntil = nil
+        }
         return current
     }
 
-    /// Whether `salt` is acceptable at `serverTime`: the current salt or a future salt valid then.
-    /// A server ``Session`` applies it to every message before committing it, and refuses others
-    /// with ``MTProtoError/badServerSalt(_:)``.
+    /// Server: moves to the salt of the schedule valid at `serverTime` once ``current``'s validity has
+    /// ended; the replaced salt stays acceptable for ``previousSaltGrace`` seconds after the change.
+    /// Returns whether the salt changed.
+    @discardableResult
+    public mutating func advance(at serverTime: Double, grace: Double = ServerSalts.previousSaltGrace) -> Bool {
+        guard let until = currentValidUntil, serverTime >= until else { return false }
+        future.removeAll { Double($0.validUntil) <= serverTime }
+        guard let next = future.filter({ Double($0.validSince) <= serverTime }).max(by: { $0.validUntil < $1.validUntil })
+        else { return false }
+        previous = current
+        previousValidUntil = until + grace
+        current = next.salt
+        currentValidUntil = Double(next.validUntil)
+        future.removeAll { $0 == next }
+        return true
+    }
+
+    /// Whether `salt` is acceptable at `serverTime`: the current salt, the previous one during its
+    /// grace period, or a future salt valid then. A server ``Session`` applies it to every message
+    /// before committing it, and refuses others with ``MTProtoError/badServerSalt(_:)``.
     public func accepts(_ salt: Int64, at serverTime: Double) -> Bool {
-        salt == current || future.contains { $0.salt == salt && Double($0.validSince) <= serverTime && serverTime < Double($0.validUntil) }
+        salt == current
+            || (previous == salt && serverTime < previousValidUntil)
+            || future.contains { $0.salt == salt && Double($0.validSince) <= serverTime && serverTime < Double($0.validUntil) }
+    }
+
+    /// What a server answers to `get_future_salts num` at `serverTime`: the current salt (with its
+    /// window, or an hour from now when it has none) and then the scheduled ones, at most `count`
+    /// (1…64).
+    public func announced(at serverTime: Double, count: Int) -> [FutureSalt] {
+        let now = Int32(clamping: Int64(serverTime.isFinite ? Swift.max(0, Swift.min(serverTime, 2_000_000_000)) : 0))
+        let until = currentValidUntil.map { Int32(clamping: Int64($0)) } ?? now &+ 3600
+        let first = FutureSalt(validSince: now, validUntil: Swift.max(until, now &+ 1), salt: current)
+        return Array(([first] + future.filter { Double($0.validUntil) > serverTime }).prefix(Swift.max(1, Swift.min(count, 64))))
     }
 }

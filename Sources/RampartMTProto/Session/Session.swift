@@ -164,6 +164,16 @@ public struct Session: Sendable {
         return out
     }
 
+    /// The salts with the one to send under now current: a client picks by server time
+    /// (``ServerSalts/salt(at:)``: the longest-valid known salt, 0 when every known one expired), a
+    /// server moves along its schedule (``ServerSalts/advance(at:grace:)``).
+    private func saltsForSending(now: Double) -> ServerSalts {
+        var sl = salts
+        let t = messageIds.serverTime(at: now)
+        if role == .client { _ = sl.salt(at: t) } else { sl.advance(at: t) }
+        return sl
+    }
+
     /// Server: encrypts the `bad_server_salt` (error code 48, Docs/MTProto.md §2.3) owed for a message that
     /// ``decrypt(_:now:)`` refused with ``MTProtoError/badServerSalt(_:)``. It names the message's
     /// msg_id and seq_no, carries the current salt, and goes in the message's session_id, which
@@ -176,7 +186,7 @@ public struct Session: Sendable {
     ) throws(MTProtoError) -> OutgoingMessage {
         guard role == .server else { throw .invalidMessage("bad_server_salt is sent by a server") }
         let body = ServiceMessage.badServerSalt(badMsgId: rejected.msgId, badMsgSeqNo: rejected.seqNo, errorCode: 48,
-                                                newServerSalt: salts.current).encoded()
+                                                newServerSalt: saltsForSending(now: now).current).encoded()
         // Not content-related, so the counter does not move: a session not started yet numbers from 0.
         var seq = rejected.sessionId == sessionId ? seqNo : SeqNoCounter()
         return try seal(body, contentRelated: false, sessionId: rejected.sessionId, seqNo: &seq, now: now,
@@ -195,10 +205,12 @@ public struct Session: Sendable {
         var ids = messageIds, counter = seq
         let id = ids.next(now: now, isResponse: isResponse)
         let s = counter.next(contentRelated: contentRelated)
-        let header = MessageHeader(salt: salts.current, sessionId: sid, msgId: id, seqNo: s)
+        let sl = saltsForSending(now: now)
+        let header = MessageHeader(salt: sl.current, sessionId: sid, msgId: id, seqNo: s)
         let (packet, qa) = try EncryptedMessage.encrypt(body: body, header: header, authKey: authKey,
                                                         direction: role.outgoing, padding: padding, using: &rng)
         messageIds = ids
+        salts = sl
         seq = counter
         return OutgoingMessage(packet: packet, msgId: id, seqNo: s, innerMsgIds: [], quickAck: qa)
     }
@@ -302,7 +314,9 @@ public struct Session: Sendable {
         // Server salt (Docs/MTProto.md §2.3), checked before anything is committed: a message under a salt
         // that is neither current nor a valid future one is not processed, and must not consume its
         // msg_id or start a session (the client re-sends it under the new salt).
-        if role == .server, !salts.accepts(m.header.salt, at: messageIds.serverTime(at: now)) {
+        var scheduled = salts
+        if role == .server { scheduled.advance(at: messageIds.serverTime(at: now)) }
+        if role == .server, !scheduled.accepts(m.header.salt, at: messageIds.serverTime(at: now)) {
             throw .badServerSalt(RejectedSalt(msgId: m.header.msgId, seqNo: m.header.seqNo,
                                               sessionId: m.header.sessionId, salt: m.header.salt))
         }
@@ -340,6 +354,7 @@ public struct Session: Sendable {
         }
 
         // Commit.
+        salts = scheduled
         if newSession {
             sessionId = h.sessionId
             replayWindow = window
