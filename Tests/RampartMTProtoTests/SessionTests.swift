@@ -336,6 +336,28 @@ private func pair(_ seed: UInt64 = 9) -> (Session, Session) {
         #expect(throws: MTProtoError.rejectedMessage) { try client.decrypt(other.packet, now: t0 + 2) }
     }
 
+    /// A clock that goes back more than 10 s makes the client start a new session (new session_id,
+    /// seq_no from the start, ids from the clock); a small step back only continues the ids; the
+    /// server takes the new session with new_session_created.
+    @Test func backwardClockStartsANewSession() throws {
+        var (client, server) = pair()
+        var rng = SplitMix64(seed: 15)
+        let a = try client.encrypt([0, 0, 0, 0], contentRelated: true, now: t0, using: &rng)
+        _ = try server.decrypt(a.packet, now: t0)
+        let sid = client.sessionId
+        let b = try client.encrypt([0, 0, 0, 0], contentRelated: true, now: t0 - 5, using: &rng)
+        #expect(client.sessionId == sid && client.restartCount == 0 && b.msgId == a.msgId + 4 && b.seqNo == 3)
+        let c = try client.encrypt([0, 0, 0, 0], contentRelated: true, now: t0 - 60, using: &rng)
+        #expect(client.sessionId != sid && client.restartCount == 1)
+        #expect(c.msgId < a.msgId && c.seqNo == 1)
+        let got = try server.decrypt(c.packet, now: t0 - 60)
+        #expect(got.count == 1 && server.sessionId == client.sessionId)
+        // A failed encrypt (a bad body) restarts nothing.
+        let before = client.sessionId
+        #expect(throws: MTProtoError.self) { _ = try client.encrypt([1, 2, 3], contentRelated: true, now: t0 - 200, using: &rng) }
+        #expect(client.sessionId == before && client.restartCount == 1)
+    }
+
     @Test func clientWithoutOffsetLearnsIt() throws {
         let key = msgRandomKey(3)
         var client = Session(client: key, sessionId: 1, salt: 0)

@@ -62,6 +62,20 @@ public struct MessageIDGenerator: Sendable, Hashable {
     /// The estimated server time at local time `now` (`now` itself while the offset is unknown).
     public func serverTime(at now: Double) -> Double { now + (timeOffset ?? 0) }
 
+    /// How far the clock may go back before ``clockWentBack(now:)`` says so: 10 s. Less than that, ids
+    /// continue from the last one + 4 and stay well inside the server's 30 s window.
+    public static let backwardTolerance: Double = 10
+
+    /// Whether the (server-adjusted) clock at `now` is more than ``backwardTolerance`` seconds behind
+    /// the last id generated: ids continuing from the last one would run ahead of server time, so a
+    /// client starts a new session instead, as MtProtoKit does (``Session`` does it itself).
+    public func clockWentBack(now: Double) -> Bool {
+        lastId != 0 && MessageID.scaled(serverTime(at: now)) < (lastId & ~3) &- MessageID.scaled(Self.backwardTolerance)
+    }
+
+    /// Forgets the last id (for a new session: ids start again from the clock).
+    public mutating func restart() { lastId = 0 }
+
     /// The next msg_id at local time `now`. A server's id is ≡ 1 (mod 4) when `isResponse`, else
     /// ≡ 3; a client's is always ≡ 0 and ignores `isResponse`.
     public mutating func next(now: Double, isResponse: Bool = false) -> Int64 {

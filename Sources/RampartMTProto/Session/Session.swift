@@ -121,6 +121,11 @@ public struct Session: Sendable {
     /// started it), for `new_session_created.first_msg_id` (Docs/MTProto.md §2.4). A server owes that message
     /// whenever ``sessionId`` changes.
     public private(set) var firstMessageId: Int64?
+    /// Client only: how many times the session started over because the clock went back (a new
+    /// random session_id, seq_no from 0, an empty replay window, pending acks dropped; see
+    /// ``MessageIDGenerator/clockWentBack(now:)``). Whatever was not acknowledged in the old session
+    /// must be sent again in the new one.
+    public private(set) var restartCount = 0
 
     /// A client session with the given `session_id` (random, chosen by the client, Docs/MTProto.md §2.4) and
     /// the current server salt; `timeOffset` = server time − local time when known (from the
@@ -156,12 +161,30 @@ public struct Session: Sendable {
     public mutating func encrypt<R: RandomNumberGenerator>(
         _ body: [UInt8], contentRelated: Bool, now: Double, isResponse: Bool = false, using rng: inout R
     ) throws(MTProtoError) -> OutgoingMessage {
+        if role == .client, messageIds.clockWentBack(now: now) {
+            var s = self
+            s.restart(using: &rng)
+            let out = try s.encrypt(body, contentRelated: contentRelated, now: now, isResponse: isResponse, using: &rng)
+            self = s
+            return out
+        }
         guard let sid = sessionId else { throw .invalidMessage("no session yet: a server sends after the client's first message") }
         var seq = seqNo
         let out = try seal(body, contentRelated: contentRelated, sessionId: sid, seqNo: &seq, now: now,
                            isResponse: isResponse, using: &rng)
         seqNo = seq
         return out
+    }
+
+    /// Client: a new session (the clock went back): a random session_id, seq_no and msg_ids from the
+    /// start, an empty replay window, no pending acks (they belong to the old session).
+    private mutating func restart<R: RandomNumberGenerator>(using rng: inout R) {
+        sessionId = Int64(bitPattern: rng.next())
+        seqNo = SeqNoCounter()
+        messageIds.restart()
+        replayWindow = ReplayWindow(capacity: replayWindow.capacity)
+        pendingAcks = []
+        restartCount += 1
     }
 
     /// The salts with the one to send under now current: a client picks by server time
@@ -221,6 +244,13 @@ public struct Session: Sendable {
         _ bodies: [OutgoingBody], now: Double, using rng: inout R
     ) throws(MTProtoError) -> OutgoingMessage {
         guard !bodies.isEmpty else { throw .invalidMessage("nothing to send") }
+        if role == .client, messageIds.clockWentBack(now: now) {
+            var s = self
+            s.restart(using: &rng)
+            let out = try s.encrypt(bodies, now: now, using: &rng)
+            self = s
+            return out
+        }
         if bodies.count == 1 {
             return try encrypt(bodies[0].body, contentRelated: bodies[0].contentRelated, now: now,
                                isResponse: bodies[0].isResponse, using: &rng)
