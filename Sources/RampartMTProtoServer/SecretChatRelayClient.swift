@@ -64,7 +64,7 @@ public final class SecretChatRelayClient {
     var connection: ClientConnection
     var rng = SystemRandomNumberGenerator()
     let clock: @Sendable () -> Double
-    var results: [Int64: [UInt8]] = [:]
+    var results: [RequestLayer.RequestID: Result<[UInt8], Failure>] = [:]
     var updates: [SecretChat.API.Update] = []
     var log: (String) -> Void
     /// The test user, after ``connect()``.
@@ -112,20 +112,15 @@ public final class SecretChatRelayClient {
     /// Sends `request` and waits for its `rpc_result`; an `rpc_error` is a failure. Updates that
     /// arrive meanwhile are queued.
     public func call(_ request: SecretChat.API.Request, timeoutMs: Int = 20_000) throws(Failure) -> [UInt8] {
-        let msgId: Int64
+        let id: RequestLayer.RequestID
         do {
-            let sent = try connection.send(request.serialized, now: clock(), using: &rng)
+            let sent = try connection.request(request.serialized, now: clock(), using: &rng)
             try link.write(sent.bytes)
-            msgId = sent.msgId
+            id = sent.id
         } catch let e as Failure { throw e } catch { throw Failure("send: \(error)") }
         let deadline = clock() + Double(timeoutMs) / 1000
         while true {
-            if let r = results.removeValue(forKey: msgId) {
-                if case .rpcError(let err)? = try? ServiceMessage(decoding: r) {
-                    throw Failure("rpc_error \(err.code) \(err.message)")
-                }
-                return r
-            }
+            if let r = results.removeValue(forKey: id) { return try r.get() }
             _ = try pump(until: deadline, what: "an rpc_result")
         }
     }
@@ -151,10 +146,14 @@ public final class SecretChatRelayClient {
         for e in events {
             switch e {
             case .transportError(let code): throw Failure("transport error \(code) while waiting for \(what)")
+            case .request(.result(let id, let body)):
+                results[id] = .success(body)
+            case .request(.rpcError(let id, let err)):
+                results[id] = .failure(Failure("rpc_error \(err.code) \(err.message)"))
+            case .request(.undecodableResult(let id, let why)):
+                results[id] = .failure(Failure("undecodable answer: \(why)"))
             case .message(let m):
-                if case .rpcResult(let req, let result)? = try? m.decoded() {
-                    results[req] = result
-                } else if m.constructor == SecretChat.API.Constructor.updateShort
+                if m.constructor == SecretChat.API.Constructor.updateShort
                             || m.constructor == SecretChat.API.Constructor.updates {
                     do { updates += try SecretChat.API.Updates.decode(m.body).updates } catch {
                         throw Failure("undecodable updates: \(error)")

@@ -45,6 +45,17 @@ public struct StandardServerReplies: Sendable, Hashable {
         answer(to: m, salts: ServerSalts(current: salt), now: now)
     }
 
+    /// ``answer(to:salt:now:)`` for a server session: `get_future_salts` announces its salt schedule,
+    /// and `msgs_state_req` is answered with `msgs_state_info` from its replay window
+    /// (``ReplayWindow/stateByte(of:)``).
+    public static func answer(to m: IncomingMessage, session: Session, now: Double) -> OutgoingBody? {
+        if case .msgsStateReq(let ids)? = try? m.decoded() {
+            let info = ids.map { session.replayWindow.stateByte(of: $0) }
+            return OutgoingBody(.msgsStateInfo(reqMsgId: m.msgId, info: info), isResponse: true)
+        }
+        return answer(to: m, salts: session.salts, now: now)
+    }
+
     /// ``answer(to:salt:now:)`` for a server whose salts follow a schedule (`get_future_salts`
     /// announces it).
     public static func answer(to m: IncomingMessage, salts: ServerSalts, now: Double) -> OutgoingBody? {
@@ -68,6 +79,9 @@ public struct StandardServerReplies: Sendable, Hashable {
             return OutgoingBody(.destroySessionNone(sessionId: id), isResponse: true)
         case .msgsAck:
             return nil
+        case .msgResendReq:
+            // This server keeps no sent messages to send again; the request is only acknowledged.
+            return nil
         default:
             guard m.isContentRelated else { return nil }
             return OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: ServiceMessage.rpcError(.methodNotSupported).encoded()),
@@ -85,7 +99,7 @@ public struct StandardServerReplies: Sendable, Hashable {
         var out: [OutgoingBody] = []
         if let created = newSessionCreated(for: session, uniqueId: uniqueId) { out.append(created) }
         for m in messages {
-            if let a = Self.answer(to: m, salts: session.salts, now: now) { out.append(a) }
+            if let a = Self.answer(to: m, session: session, now: now) { out.append(a) }
         }
         if let acks = session.takeAckBody() { out.append(OutgoingBody(acks, contentRelated: false)) }
         return out

@@ -463,7 +463,7 @@ public struct TestServer {
             pushes += outcome.pushes
         }
         for m in messages where m.constructor != HandshakeConstructor.bindTempAuthKey && !SecretChatRelay.handles(m.constructor) {
-            if let a = StandardServerReplies.answer(to: m, salts: state.session.salts, now: now) { bodies.append(a) }
+            if let a = StandardServerReplies.answer(to: m, session: state.session, now: now) { bodies.append(a) }
         }
         if let acks = state.session.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
         let sent = bodies.isEmpty || send(bodies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)

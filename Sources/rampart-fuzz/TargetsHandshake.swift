@@ -283,7 +283,7 @@ private func fuzzConnection(_ data: [UInt8], mutateToServer: Bool) {
                 if case .pong(_, let id)? = try? m.decoded(), id == pingId { pinged = true }
             case .transportError(let code):
                 FuzzCheck.require(touched, "transport error \(code) on a genuine connection")
-            case .quickAck:
+            case .quickAck, .request:
                 break
             }
         }

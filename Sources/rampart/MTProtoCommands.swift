@@ -337,12 +337,14 @@ private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int
 
     var q = TLWriter()
     q.constructor(0x1fb3_3026)  // help.getNearestDc
-    let query: (bytes: [UInt8], msgId: Int64)
-    do { query = try client.send(q.bytes, now: unixNow(), using: &rng); try Socket.writeAll(fd, query.bytes) } catch { fail("\(error)") }
+    let query: (bytes: [UInt8], id: RequestLayer.RequestID)
+    do { query = try client.request(q.bytes, now: unixNow(), using: &rng); try Socket.writeAll(fd, query.bytes) } catch { fail("\(error)") }
     let err = awaitEvent("rpc_error") { e -> RPCError? in
-        guard case .message(let m) = e, case .rpcResult(let req, let result)? = try? m.decoded(), req == query.msgId else { return nil }
-        guard case .rpcError(let err)? = try? ServiceMessage(decoding: result) else { fail("rpc_result is not an rpc_error") }
-        return err
+        switch e {
+        case .request(.rpcError(query.id, let err)): return err
+        case .request(.result(query.id, _)), .request(.undecodableResult(query.id, _)): fail("the answer is not an rpc_error")
+        default: return nil
+        }
     }
     guard err == .methodNotSupported else { fail("expected 400 METHOD_NOT_SUPPORTED, got \(err.code) \(err.message)") }
     print("rpc_error ok: \(err.code) \(err.message)")

@@ -14,6 +14,9 @@ public struct ClientConnection {
         case quickAck(UInt32)
         /// A transport error code from the server (−404, −444, …).
         case transportError(Int32)
+        /// What the request layer made of the messages: answers and errors routed to their
+        /// requests, a session that started over. (Every message is also reported as ``message(_:)``.)
+        case request(RequestLayer.Event)
     }
 
     public let transport: ClientTransport
@@ -22,6 +25,10 @@ public struct ClientConnection {
     var ids = MessageIDGenerator(role: .client)
     /// The encrypted session, once the handshake has finished.
     public private(set) var session: Session?
+    /// The requests in flight (Docs/MTProto.md §2.7): ``send(_:now:quickAck:using:)`` and
+    /// ``request(_:now:using:)`` queue through it, ``receive(_:now:using:)`` routes answers and
+    /// returns the re-sends it asks for.
+    public private(set) var requests = RequestLayer()
 
     /// - Throws: as ``ClientTransport/init(_:maxPacketLength:using:)``.
     public init<R: RandomNumberGenerator>(transport kind: ClientTransport.Kind, handshake: ClientHandshake.Configuration,
@@ -53,7 +60,16 @@ public struct ClientConnection {
             case .packet(let packet, _):
                 if var s = session {
                     let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: paddedFraming)
-                    for m in try s.decrypt(trimmed, now: now) { events.append(.message(m)) }
+                    let messages = try s.decrypt(trimmed, now: now)
+                    for m in messages { events.append(.message(m)) }
+                    for e in requests.receive(messages, session: &s, using: &rng) {
+                        if case .message = e { continue }
+                        events.append(.request(e))
+                    }
+                    // Re-sends, owed answers and acks that are due go out at once.
+                    for p in try requests.makePackets(session: &s, now: now, using: &rng) {
+                        out += try transport.encode(p.packet, using: &rng)
+                    }
                     session = s
                     continue
                 }
@@ -71,17 +87,42 @@ public struct ClientConnection {
         return (out, events)
     }
 
-    /// Encrypts and frames one message (content-related: an RPC query) and returns the bytes and its
-    /// msg_id. Pending acks ride along in a container.
+    /// Queues one RPC query in ``requests`` and encrypts and frames what is due (the query, with
+    /// pending acks riding along in a container). Returns the bytes and the request's handle; its
+    /// answer arrives as ``Event/request(_:)``.
     /// - Throws: ``MTProtoError/handshakeFailed(_:)`` before the handshake has finished.
+    public mutating func request<R: RandomNumberGenerator>(_ body: [UInt8], now: Double, quickAck: Bool = false,
+                                                           using rng: inout R) throws(MTProtoError) -> (bytes: [UInt8], id: RequestLayer.RequestID) {
+        guard var s = session else { throw .handshakeFailed("no session yet") }
+        var layer = requests
+        let id = layer.enqueue(body)
+        var bytes: [UInt8] = []
+        for p in try layer.makePackets(session: &s, now: now, using: &rng) {
+            bytes += try transport.encode(p.packet, quickAckRequest: quickAck, using: &rng)
+        }
+        session = s
+        requests = layer
+        return (bytes, id)
+    }
+
+    /// ``request(_:now:quickAck:using:)`` returning the msg_id the query went out under.
     public mutating func send<R: RandomNumberGenerator>(_ body: [UInt8], now: Double, quickAck: Bool = false,
                                                         using rng: inout R) throws(MTProtoError) -> (bytes: [UInt8], msgId: Int64) {
-        guard var s = session else { throw .handshakeFailed("no session yet") }
-        var bodies = [OutgoingBody(body, contentRelated: true)]
-        if let acks = s.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
-        let out = try s.encrypt(bodies, now: now, using: &rng)
-        let bytes = try transport.encode(out.packet, quickAckRequest: quickAck, using: &rng)
+        let (bytes, id) = try request(body, now: now, quickAck: quickAck, using: &rng)
+        return (bytes, requests.msgId(of: id) ?? 0)
+    }
+
+    /// Cancels a request (``RequestLayer/cancel(_:)``) and returns the bytes to send (its
+    /// `rpc_drop_answer`, if it was sent).
+    public mutating func cancel<R: RandomNumberGenerator>(_ id: RequestLayer.RequestID, now: Double,
+                                                          using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        guard var s = session else { return [] }
+        var layer = requests
+        guard layer.cancel(id) else { return [] }
+        var bytes: [UInt8] = []
+        for p in try layer.makePackets(session: &s, now: now, using: &rng) { bytes += try transport.encode(p.packet, using: &rng) }
         session = s
-        return (bytes, out.innerMsgIds.first ?? out.msgId)
+        requests = layer
+        return bytes
     }
 }

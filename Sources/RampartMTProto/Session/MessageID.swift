@@ -169,6 +169,16 @@ public struct ReplayWindow: Sendable, Hashable {
         return i < ids.count && ids[i] == id
     }
 
+    /// The `msgs_state_info` byte for `id` as this receiver knows it (Docs/MTProto.md §2.5): 4 received, 3 not
+    /// received and above every stored id, 2 not received inside the stored range, 1 unknown (below it,
+    /// or nothing stored).
+    public func stateByte(of id: Int64) -> UInt8 {
+        if contains(id) { return 4 }
+        guard let low = lowest, let high = highest else { return 1 }
+        if id > high { return 3 }
+        return id >= low ? 2 : 1
+    }
+
     /// Whether ``insert(_:)`` would accept `id` (nothing changes): not when it is stored already or
     /// lower than every stored id, from the first stored id on (Docs/MTProto.md §1.6.8), not only once
     /// the window is full.

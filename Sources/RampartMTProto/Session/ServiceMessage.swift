@@ -27,6 +27,9 @@ public enum ServiceConstructor {
     public static let msgsStateReq: UInt32 = 0xda69_fb52
     public static let msgsStateInfo: UInt32 = 0x04de_b57d
     public static let msgResendReq: UInt32 = 0x7d86_1a08
+    public static let msgsAllInfo: UInt32 = 0x8cc0_d131
+    public static let msgDetailedInfo: UInt32 = 0x276d_3ec6
+    public static let msgNewDetailedInfo: UInt32 = 0x809d_b6df
 }
 
 /// `future_salt#0949d9dc valid_since:int valid_until:int salt:long` (Docs/MTProto.md §2.3, §2.5).
@@ -118,6 +121,15 @@ public enum ServiceMessage: Sendable, Hashable {
     case msgsStateInfo(reqMsgId: Int64, info: [UInt8])
     /// `msg_resend_req#7d861a08 msg_ids:Vector<long>`.
     case msgResendReq([Int64])
+    /// `msgs_all_info#8cc0d131 msg_ids:Vector<long> info:bytes`: the states of the listed messages
+    /// (one ``msgs_state_info`` byte each), volunteered.
+    case msgsAllInfo(msgIds: [Int64], info: [UInt8])
+    /// `msg_detailed_info#276d3ec6 msg_id:long answer_msg_id:long bytes:int status:int`: the answer to
+    /// `msg_id` exists as `answer_msg_id` (`bytes` long).
+    case msgDetailedInfo(msgId: Int64, answerMsgId: Int64, bytes: Int32, status: Int32)
+    /// `msg_new_detailed_info#809db6df answer_msg_id:long bytes:int status:int`: the same for a message
+    /// the receiver did not send (a server-initiated one).
+    case msgNewDetailedInfo(answerMsgId: Int64, bytes: Int32, status: Int32)
     /// Any other object (an RPC query or result): its constructor id and the whole body, constructor included.
     case unknown(constructor: UInt32, body: [UInt8])
 
@@ -193,6 +205,13 @@ public enum ServiceMessage: Sendable, Hashable {
             self = .msgsStateInfo(reqMsgId: try r.int64(), info: try r.tlBytes(maxLength: ServiceMessage.maxAckIds))
         case C.msgResendReq:
             self = .msgResendReq(try r.vectorOfInt64(max: ServiceMessage.maxAckIds))
+        case C.msgsAllInfo:
+            self = .msgsAllInfo(msgIds: try r.vectorOfInt64(max: ServiceMessage.maxAckIds),
+                                info: try r.tlBytes(maxLength: ServiceMessage.maxAckIds))
+        case C.msgDetailedInfo:
+            self = .msgDetailedInfo(msgId: try r.int64(), answerMsgId: try r.int64(), bytes: try r.int32(), status: try r.int32())
+        case C.msgNewDetailedInfo:
+            self = .msgNewDetailedInfo(answerMsgId: try r.int64(), bytes: try r.int32(), status: try r.int32())
         default:
             self = .unknown(constructor: id, body: body)
             return
@@ -262,6 +281,12 @@ public enum ServiceMessage: Sendable, Hashable {
             w.constructor(C.msgsStateInfo); w.int64(req); w.tlBytes(info)
         case .msgResendReq(let ids):
             w.constructor(C.msgResendReq); w.vectorOfInt64(ids)
+        case let .msgsAllInfo(ids, info):
+            w.constructor(C.msgsAllInfo); w.vectorOfInt64(ids); w.tlBytes(info)
+        case let .msgDetailedInfo(id, answer, bytes, status):
+            w.constructor(C.msgDetailedInfo); w.int64(id); w.int64(answer); w.int32(bytes); w.int32(status)
+        case let .msgNewDetailedInfo(answer, bytes, status):
+            w.constructor(C.msgNewDetailedInfo); w.int64(answer); w.int32(bytes); w.int32(status)
         case .unknown(_, let body):
             return body
         }
@@ -275,6 +300,7 @@ public enum ServiceMessage: Sendable, Hashable {
     public var isContentRelated: Bool {
         switch self {
         case .container, .msgsAck, .pong, .gzipPacked, .msgsStateInfo: return false
+        case .msgsAllInfo, .msgDetailedInfo, .msgNewDetailedInfo: return false
         case .rpcAnswerUnknown, .rpcAnswerDroppedRunning, .rpcAnswerDropped: return false
         case .destroySessionOk, .destroySessionNone: return false
         case .badMsgNotification, .badServerSalt: return false

@@ -176,6 +176,19 @@ public struct Session: Sendable {
         return out
     }
 
+    /// Client: starts a new session now (what bad_msg_notification 32/33 asks for; a backward clock
+    /// does it by itself): see ``restartCount``.
+    public mutating func startNewSession<R: RandomNumberGenerator>(using rng: inout R) {
+        guard role == .client else { return }
+        restart(using: &rng)
+    }
+
+    /// Queues an ack for `msgId` (a message received earlier whose answer the peer announced with
+    /// msg_detailed_info), unless one is pending already.
+    public mutating func scheduleAck(_ msgId: Int64) {
+        if !pendingAcks.contains(msgId) { pendingAcks.append(msgId) }
+    }
+
     /// Client: a new session (the clock went back): a random session_id, seq_no and msg_ids from the
     /// start, an empty replay window, no pending acks (they belong to the old session).
     private mutating func restart<R: RandomNumberGenerator>(using rng: inout R) {
