@@ -1,4 +1,4 @@
-// The client's request layer (Docs/MTProto.md §2.7) against a server Session in memory: answers routed by
+// The client's request layer (Docs/MTProto.md §2.6) against a server Session in memory: answers routed by
 // req_msg_id (gzip_packed inflated, rpc_error), containers bounded by size, and every "send it again"
 // rule of the service messages, each with what it must re-send; and the test server's msgs_state_req.
 

@@ -25,7 +25,7 @@ public struct ClientConnection {
     var ids = MessageIDGenerator(role: .client)
     /// The encrypted session, once the handshake has finished.
     public private(set) var session: Session?
-    /// The requests in flight (Docs/MTProto.md §2.7): ``send(_:now:quickAck:using:)`` and
+    /// The requests in flight (Docs/MTProto.md §2.6): ``send(_:now:quickAck:using:)`` and
     /// ``request(_:now:using:)`` queue through it, ``receive(_:now:using:)`` routes answers and
     /// returns the re-sends it asks for.
     public private(set) var requests = RequestLayer()

@@ -1,4 +1,4 @@
-// The client's request layer (Docs/MTProto.md §2.7), sans-I/O: queued RPCs get msg_ids when they are packed
+// The client's request layer (Docs/MTProto.md §2.6), sans-I/O: queued RPCs get msg_ids when they are packed
 // into packets (containers bounded by size and count), answers are routed back by req_msg_id, and every
 // service message that says "send it again" (bad_msg_notification, bad_server_salt, new_session_created,
 // msg_resend_req, msgs_all_info) re-queues what it names. It owns no socket and no clock: the caller hands
