@@ -384,3 +384,49 @@ private final class BusyKeys: @unchecked Sendable {
     }
     #expect(sres.authKey == cres.authKey)
 }
+
+/// TDLib pads its unencrypted handshake messages: `(−size & 15) + 16·k` random bytes after the TL
+/// object, counted in message_data_length. The server completes such a handshake; padding that breaks
+/// the rule (not to a multiple of 16, or 256 bytes or more) is still refused.
+@Test(arguments: [0, 1, 15] as [Int])
+func serverAcceptsTDLibHandshakePadding(extraBlocks: Int) throws {
+    let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
+    var server = try ServerHandshake(configuration: .init(privateKeys: [priv], dc: 2))
+    var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2))
+    var srng = SplitMix64(seed: 31), crng = SplitMix64(seed: 32)
+    func padded(_ body: [UInt8]) -> [UInt8] {
+        body + [UInt8](repeating: 0xA5, count: (-body.count & 15) + 16 * extraBlocks)
+    }
+    var toServer = padded(client.start(using: &crng))
+    #expect(toServer.count % 16 == 0)
+    var serverKey: UInt64?
+    for _ in 0..<3 {
+        let answer: [UInt8]
+        switch try server.receive(toServer, now: 0, using: &srng) {
+        case .send(let b): answer = b
+        case .completed(let result, let b): answer = b; serverKey = result.authKey.id
+        case .failed: Issue.record("dh_gen_fail"); return
+        }
+        switch try client.receive(answer, now: 0, using: &crng) {
+        case .send(let next): toServer = padded(next)
+        case .completed(let result):
+            #expect(serverKey == result.authKey.id)
+            return
+        }
+    }
+    Issue.record("the padded handshake did not complete")
+}
+
+@Test func serverRefusesOtherTrailingBytes() throws {
+    let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
+    var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2))
+    var crng = SplitMix64(seed: 33)
+    let body = client.start(using: &crng)  // 20 bytes
+    for extra in [4, 12 + 256, 28 + 16 * 15 + 16] {
+        var server = try ServerHandshake(configuration: .init(privateKeys: [priv], dc: 2))
+        var srng = SplitMix64(seed: 34)
+        #expect(throws: MTProtoError.self, "\(extra) trailing bytes") {
+            _ = try server.receive(body + [UInt8](repeating: 1, count: extra), now: 0, using: &srng)
+        }
+    }
+}

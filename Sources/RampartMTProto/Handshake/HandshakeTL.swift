@@ -74,7 +74,8 @@ public struct ReqPQ: Sendable, Equatable {
         return w.bytes
     }
 
-    /// Parses a whole message body.
+    /// Parses a whole message body (a client's handshake padding may follow, as TDLib sends it:
+    /// ``TLReader/finishAllowingHandshakePadding()``).
     public init(parsing body: [UInt8]) throws(MTProtoError) {
         var r = TLReader(body)
         let id = try r.constructor()
@@ -83,7 +84,7 @@ public struct ReqPQ: Sendable, Equatable {
         }
         nonce = try r.int128()
         legacy = id == HandshakeConstructor.reqPQ
-        try r.finish()
+        try r.finishAllowingHandshakePadding()
     }
 }
 
@@ -259,7 +260,7 @@ public struct ReqDHParams: Sendable, Equatable {
         q = try r.tlBytes(maxLength: HandshakeLimits.smallNumberBytes)
         fingerprint = try r.uint64()
         encryptedData = try r.tlBytes(maxLength: HandshakeLimits.encryptedBytes)
-        try r.finish()
+        try r.finishAllowingHandshakePadding()
     }
 }
 
@@ -412,7 +413,7 @@ public struct SetClientDHParams: Sendable, Equatable {
         nonce = try r.int128()
         serverNonce = try r.int128()
         encryptedData = try r.tlBytes(maxLength: HandshakeLimits.encryptedBytes)
-        try r.finish()
+        try r.finishAllowingHandshakePadding()
     }
 }
 

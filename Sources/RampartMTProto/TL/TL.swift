@@ -271,6 +271,13 @@ public struct TLReader: Sendable {
         guard isAtEnd else { throw .trailingBytes }
     }
 
+    /// ``finish()``, except that a client's unencrypted handshake padding may follow: fewer than 256
+    /// bytes that bring the whole body to a multiple of 16 (TDLib's `NoCryptoImpl` appends
+    /// `(−size & 15) + 16·k` random bytes, k < 16, and counts them in message_data_length).
+    public func finishAllowingHandshakePadding() throws(MTProtoError) {
+        guard isAtEnd || (remaining < 256 && buffer.count % 16 == 0) else { throw .trailingBytes }
+    }
+
     /// The unread bytes (without consuming them).
     public var rest: ArraySlice<UInt8> { buffer[position...] }
 
