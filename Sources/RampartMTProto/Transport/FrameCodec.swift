@@ -51,7 +51,9 @@ public struct TransportEncoder: Sendable, Hashable {
     ///     multiple of 4 bytes; intermediate and full accept any length.
     ///   - quickAckRequest: asks the server for a quick ack (§1.7): bit 7 of the first abridged length
     ///     byte, bit 31 of the intermediate/full length. Clients only.
-    ///   - rng: the source of padded intermediate's 0–15 random padding bytes (§6.3); unused otherwise.
+    ///   - rng: the source of padded intermediate's random padding (§6.3): 0–15 bytes from a client,
+    ///     0–3 from a server, as the official MTProxy sends (Telethon removes only `length % 4` bytes
+    ///     of padding and fails on more); unused otherwise.
     /// - Returns: the frame bytes (with the tag in front when it is still pending).
     /// - Throws: ``MTProtoError/frameTooLarge(_:)`` above `maxPacketLength`,
     ///   ``MTProtoError/invalidFrame(_:)`` for a length the framing cannot carry or a quick-ack request
@@ -59,7 +61,7 @@ public struct TransportEncoder: Sendable, Hashable {
     public mutating func encode<P: Collection<UInt8>, R: RandomNumberGenerator>(
         _ packet: P, quickAckRequest: Bool = false, using rng: inout R
     ) throws(MTProtoError) -> [UInt8] {
-        try encode(packet, quickAckRequest: quickAckRequest, paddingLimit: 16, using: &rng)
+        try encode(packet, quickAckRequest: quickAckRequest, paddingLimit: role == .server ? 4 : 16, using: &rng)
     }
 
     /// `encode` with padded intermediate's padding drawn from `0..<paddingLimit`.

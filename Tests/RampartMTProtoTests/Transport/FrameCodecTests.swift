@@ -201,7 +201,7 @@ struct FrameCodecTests {
         expectStickyError(&short, .invalidFrame("server packet of 2 bytes"))
     }
 
-    @Test("Padded intermediate: 0...15 padding bytes from the RNG, stripped by length % 4")
+    @Test("Padded intermediate: 0...15 padding bytes from a client, 0...3 from a server, stripped by length % 4")
     func paddedIntermediate() throws {
         var rng = SplitMix64(seed: 7)
         var enc = TransportEncoder(framing: .paddedIntermediate, role: .client, sendsTag: false)
@@ -213,6 +213,14 @@ struct FrameCodecTests {
             paddings.insert(len - 40)
         }
         #expect(paddings == Set(0...15))
+        // Toward a client only 0...3, as the official MTProxy (Telethon strips only length % 4).
+        var srv = TransportEncoder(framing: .paddedIntermediate, role: .server)
+        var serverPaddings = Set<Int>()
+        for _ in 0..<200 {
+            let frame = try srv.encode(d3Packet, using: &rng)
+            serverPaddings.insert(Int(frame[0]) | Int(frame[1]) << 8 - 40)
+        }
+        #expect(serverPaddings == Set(0...3))
         // A padded length of 4k + r leaves 4k bytes of payload.
         var dec = TransportDecoder(framing: .paddedIntermediate, role: .server, expectsTag: false)
         dec.feed([7, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9])
