@@ -151,6 +151,8 @@ public struct TestServer {
         var handshake: ServerHandshake
         var ids = MessageIDGenerator(role: .server)
         var packets = 0
+        /// Messages received in encrypted packets (containers unpacked).
+        var messages = 0
     }
 
     /// A key the server holds, with its session (one per key) and binding state.
@@ -330,6 +332,10 @@ public struct TestServer {
         }
     }
 
+    /// Messages received on connection `id` so far (for the log line that closes it); 0 for an
+    /// unknown id.
+    public func messageCount(of id: TestServerConnectionID) -> Int { connections[id]?.messages ?? 0 }
+
     /// Forgets a connection (its keys and sessions stay; updates for its user are held until the
     /// user's next message).
     public mutating func close(_ id: TestServerConnectionID) {
@@ -467,9 +473,8 @@ public struct TestServer {
         }
         if let acks = state.session.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
         let sent = bodies.isEmpty || send(bodies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
-        if sent {
-            for m in messages where !SecretChatRelay.handles(m.constructor) { reply.log.append("connection \(id): \(describe(m))") }
-        }
+        // One log line per connection event, not per message: the count goes into the close line.
+        conn.messages += messages.count
         if user == nil { user = state.user ?? state.boundTo.flatMap { keys[$0]?.user } }
         keys[keyId] = state
         guard sent else { return false }
@@ -669,20 +674,6 @@ public struct TestServer {
         } catch {
             reply.log.append("cannot send transport error \(code) (\(error))")
         }
-    }
-
-    /// A log name for a message; a body that does not decode is named by its constructor.
-    private func describe(_ m: IncomingMessage) -> String {
-        let name: String
-        switch try? m.decoded() {
-        case .ping?: name = "ping"
-        case .pingDelayDisconnect?: name = "ping_delay_disconnect"
-        case .msgsAck?: name = "msgs_ack"
-        case .getFutureSalts?: name = "get_future_salts"
-        default:
-            name = m.constructor == HandshakeConstructor.bindTempAuthKey ? "auth.bindTempAuthKey" : "request #\(String(m.constructor, radix: 16))"
-        }
-        return "\(name) msg_id \(hex64(UInt64(bitPattern: m.msgId)))"
     }
 }
 

@@ -240,9 +240,10 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
         return PollServer.Reply(send: reply.send, close: reply.close, buffered: server.bufferedByteCount(of: Int(fd)),
                                 push: reply.push.map { PollServer.Push(fd: Int32(clamping: $0.connection), bytes: $0.bytes) })
     }, onClose: { fd, why in
+        let messages = server.messageCount(of: Int(fd))
         server.close(Int(fd))
         if case .shed = why { shed += 1 }
-        logLine("connection \(fd): closed (\(why))")
+        logLine("connection \(fd): closed (\(why)) after \(messages) messages")
     }, onTick: { now in
         guard now - lastSweep >= 5_000 else { return }
         lastSweep = now
