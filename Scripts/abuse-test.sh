@@ -29,7 +29,8 @@
 # succeed, and the server's VmRSS (sampled every 0.2 s from /proc/PID/status) must stay under
 # RSS_BOUND_KB. The bound, 160 MiB, is the server's worst case with the default limits plus a
 # margin: ~20 MiB at rest (runtime, RSA key, code), the 32 MiB buffer budget counted twice (a
-# growing Swift array may have up to twice its count in capacity), 1024 auth keys at ~9 kB,
+# growing Swift array may have up to twice its count in capacity), 1024 auth keys with up to 4
+# sessions at ~9 kB each,
 # 1024 connections at a few kB, and malloc slack. Measured: ~82 MiB peak (memory attack), ~21 MiB
 # otherwise; without the limits the memory attack alone takes the server to ~230 MiB, and 300
 # such connections to ~330 MB.

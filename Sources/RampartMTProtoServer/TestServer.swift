@@ -53,8 +53,9 @@ public struct TestServer {
         /// Transports accepted, by ``TestServer/transportName(_:)``; nil accepts all.
         public var allowedTransports: Set<String>?
         /// How many auth keys the server holds and for how long (default: 1024 keys, forgotten after
-        /// an hour unused). Each key with its session takes about 9 kB, so this bounds the memory a
-        /// stream of handshakes can pin.
+        /// an hour unused). Each key with one session takes about 9 kB (each further session of the
+        /// key, up to ``maxSessionsPerKey``, another 9 kB), so this bounds the memory a stream of
+        /// handshakes can pin.
         public var keyEviction: KeyEviction = KeyEviction()
         /// The RSA private operations (`req_DH_params`, each followed by two 2048-bit DH powers) one
         /// client address may force: a token bucket per address given to ``TestServer/open(_:address:)``
@@ -75,6 +76,12 @@ public struct TestServer {
         public var maxPendingUpdatesPerUser = 1024
         /// The same, in bytes over all users (default 32 MiB).
         public var maxPendingUpdateBytes = 32 << 20
+        /// Whether every received message gets a log line (default false: one line per connection
+        /// event, with the message count in the line that closes the connection).
+        public var logMessages = false
+        /// Sessions held per auth key (default 4: real clients open several, for media and for
+        /// several devices); a new one beyond it replaces the least recently used.
+        public var maxSessionsPerKey = 4
         /// Seconds each server salt is valid before the next one takes over (nil: one salt per key,
         /// never changed). With a period, each key's salts follow a schedule announced by
         /// `get_future_salts` (three ahead), and a replaced salt is still accepted for 300 s
@@ -155,11 +162,21 @@ public struct TestServer {
         var messages = 0
     }
 
-    /// A key the server holds, with its session (one per key) and binding state.
+    /// A session under a key that is not the one being served right now.
+    struct SessionSlot {
+        var session: Session
+        var replies = StandardServerReplies()
+        var lastUse: UInt64 = 0
+    }
+
+    /// A key the server holds, with its sessions and binding state. `session` is the session of the
+    /// packet being handled (the one last used); the others wait in `otherSessions` by session_id.
     struct KeyState {
         var session: Session
         /// What the server answers in that session (and which session it has announced).
         var replies = StandardServerReplies()
+        /// The key's other sessions, at most ``Configuration/maxSessionsPerKey`` − 1.
+        var otherSessions: [Int64: SessionSlot] = [:]
         var expiresAt: Int64?
         /// When the key was last created or used (unix seconds), for the idle expiry.
         var lastUsedAt: Double
@@ -172,10 +189,11 @@ public struct TestServer {
         var user: SecretChatRelay.UserID?
     }
 
-    /// Where a user's pushed updates go: the connection and key it last used.
+    /// Where a user's pushed updates go: the connection, key and session it last used.
     struct Home {
         var connection: TestServerConnectionID
         var key: UInt64
+        var session: Int64?
     }
 
     public let configuration: Configuration
@@ -414,9 +432,10 @@ public struct TestServer {
             return false
         }
         if let period = configuration.saltPeriod { scheduleSalts(&state.session.salts, period: period, now: now, using: &rng) }
+        let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: conn.transport.framing == .paddedIntermediate)
+        selectSession(&state, for: trimmed)
         let messages: [IncomingMessage]
         do {
-            let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: conn.transport.framing == .paddedIntermediate)
             messages = try state.session.decrypt(trimmed, now: now)
         } catch .badServerSalt(let rejected) {
             // Server salt (Docs/MTProto.md §2.3): the message was authentic but is not processed, and the
@@ -473,14 +492,16 @@ public struct TestServer {
         }
         if let acks = state.session.takeAckBody() { bodies.append(OutgoingBody(acks, contentRelated: false)) }
         let sent = bodies.isEmpty || send(bodies, session: &state.session, conn, id: id, now: now, reply: &reply, using: &rng)
-        // One log line per connection event, not per message: the count goes into the close line.
+        // One log line per connection event, not per message (unless asked): the count goes into
+        // the close line.
         conn.messages += messages.count
+        if configuration.logMessages, sent { for m in messages { reply.log.append("connection \(id): \(describe(m))") } }
         if user == nil { user = state.user ?? state.boundTo.flatMap { keys[$0]?.user } }
         keys[keyId] = state
         guard sent else { return false }
         if let user {
             // This connection is now where the user's updates go; what was held for it follows.
-            homes[user] = Home(connection: id, key: keyId)
+            homes[user] = Home(connection: id, key: keyId, session: keys[keyId]?.session.sessionId)
             if let held = pending.removeValue(forKey: user) {
                 pendingBytes -= held.reduce(0) { $0 + $1.count }
                 for updates in held { deliver(updates, to: user, now: now, current: id, reply: &reply, using: &rng) }
@@ -488,6 +509,34 @@ public struct TestServer {
         }
         for p in pushes { deliver(p.updates, to: p.user, now: now, current: id, reply: &reply, using: &rng) }
         return true
+    }
+
+    /// Makes the session the packet claims (``EncryptedMessage/claimedSessionId(_:authKey:direction:)``,
+    /// not yet authenticated) the key's current one: a held session, or a new one, which the decrypt
+    /// then adopts or refuses. The salts are the key's and move along. Nothing is created for a
+    /// packet that does not name another session.
+    private mutating func selectSession(_ state: inout KeyState, for packet: [UInt8]) {
+        guard let current = state.session.sessionId,
+              let claimed = EncryptedMessage.claimedSessionId(packet, authKey: state.session.authKey, direction: .clientToServer),
+              claimed != current else { return }
+        useTick &+= 1
+        let salts = state.session.salts
+        var incoming: SessionSlot
+        if let held = state.otherSessions.removeValue(forKey: claimed) {
+            incoming = held
+        } else {
+            var fresh = Session(server: state.session.authKey, salt: salts.current)
+            fresh.acceptsNewSessions = true
+            incoming = SessionSlot(session: fresh)
+        }
+        state.otherSessions[current] = SessionSlot(session: state.session, replies: state.replies, lastUse: useTick)
+        incoming.session.salts = salts
+        state.session = incoming.session
+        state.replies = incoming.replies
+        while state.otherSessions.count > max(0, configuration.maxSessionsPerKey - 1),
+              let oldest = state.otherSessions.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            state.otherSessions[oldest.key] = nil
+        }
     }
 
     /// Keeps three salts scheduled after the current one, each valid for `period` seconds, back to
@@ -528,10 +577,19 @@ public struct TestServer {
                                                             using rng: inout R) {
         // (The current connection's entry is a stale copy until receive returns, but its transport is
         // the same object.)
-        if let home = homes[user], var state = keys[home.key], let transport = connections[home.connection]?.transport {
+        if let home = homes[user], var state = keys[home.key], let transport = connections[home.connection]?.transport,
+           home.session == state.session.sessionId || home.session.map({ state.otherSessions[$0] != nil }) == true {
             do {
-                let out = try state.session.encrypt([OutgoingBody(updates, contentRelated: true)], now: now, using: &rng)
-                let bytes = try transport.encode(out.packet, using: &rng)
+                let body = [OutgoingBody(updates, contentRelated: true)]
+                let bytes: [UInt8]
+                if home.session == state.session.sessionId {
+                    bytes = try transport.encode(try state.session.encrypt(body, now: now, using: &rng).packet, using: &rng)
+                } else {
+                    let sid = home.session ?? 0
+                    var slot = state.otherSessions[sid] ?? SessionSlot(session: state.session)
+                    bytes = try transport.encode(try slot.session.encrypt(body, now: now, using: &rng).packet, using: &rng)
+                    state.otherSessions[sid] = slot
+                }
                 keys[home.key] = state
                 if home.connection == current {
                     reply.send += bytes
@@ -674,6 +732,27 @@ public struct TestServer {
         } catch {
             reply.log.append("cannot send transport error \(code) (\(error))")
         }
+    }
+
+    /// A log name for a message; a body that does not decode is named by its constructor.
+    private func describe(_ m: IncomingMessage) -> String {
+        let name: String
+        switch try? m.decoded() {
+        case .ping?: name = "ping"
+        case .pingDelayDisconnect?: name = "ping_delay_disconnect"
+        case .msgsAck?: name = "msgs_ack"
+        case .getFutureSalts?: name = "get_future_salts"
+        case .msgsStateReq?: name = "msgs_state_req"
+        default:
+            if m.constructor == HandshakeConstructor.bindTempAuthKey {
+                name = "auth.bindTempAuthKey"
+            } else if SecretChatRelay.handles(m.constructor) {
+                name = "secret-chat request #\(String(m.constructor, radix: 16))"
+            } else {
+                name = "request #\(String(m.constructor, radix: 16))"
+            }
+        }
+        return "\(name) msg_id \(hex64(UInt64(bitPattern: m.msgId)))"
     }
 }
 

@@ -29,6 +29,9 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
          upload.getFile; updateEncryption and updateNewEncryptedMessage pushed on the other
          member's connection; Docs/MTProto.md §7.9) and answers any other request with rpc_error
          400 METHOD_NOT_SUPPORTED.
+           --log-messages on|off    a log line for every received message (default off: one line
+                                    per connection event; the close line counts the messages);
+                                    with on, lines are written in batches
            --drop-secret-message N[,M...]  test hook: acknowledge the Nth sendEncrypted call (counted
                                     over all chats from 1) but do not deliver it
          A connection that sends garbage is closed with a log line (stderr). Stops on SIGINT/SIGTERM.
@@ -68,7 +71,7 @@ nonisolated(unsafe) var mtprotoStopRequested: Int32 = 0
 
 func mtprotoCommand(_ args: [String]) {
     if args.first == "secret-chat" { secretChatCommand(Array(args.dropFirst())); return }
-    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message"]).union(serveLimitOptions),
+    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message", "log-messages"]).union(serveLimitOptions),
                     command: "mtproto")
     if o.help { print(mtprotoUsage); exit(0) }
     guard o.positional.count == 1 else { usageError("mtproto: expected `serve` or `ping` (see rampart mtproto --help)") }
@@ -84,11 +87,17 @@ func mtprotoCommand(_ args: [String]) {
             guard let n = Int(part), n >= 1 else { usageError("mtproto serve: --drop-secret-message takes message numbers (1, 2, ...)") }
             drops.insert(n)
         }
+        let logMessages: Bool
+        switch o.values["log-messages"] ?? "off" {
+        case "on": logMessages = true
+        case "off": logMessages = false
+        default: usageError("mtproto serve: --log-messages takes on or off")
+        }
         serve(port: port, keyPath: o.values["rsa-key"], transports: o.values["transports"] ?? "all",
-              limits: ServeLimits(o), dropSecretMessages: drops)
+              limits: ServeLimits(o), dropSecretMessages: drops, logMessages: logMessages)
     case "ping":
-        guard o.values["transports"] == nil, o.values["drop-secret-message"] == nil else {
-            usageError("mtproto ping: unknown option --transports or --drop-secret-message")
+        guard o.values["transports"] == nil, o.values["drop-secret-message"] == nil, o.values["log-messages"] == nil else {
+            usageError("mtproto ping: unknown option --transports, --drop-secret-message or --log-messages")
         }
         if let extra = serveLimitOptions.first(where: { o.values[$0] != nil }) {
             usageError("mtproto ping: unknown option --\(extra)")
@@ -174,12 +183,38 @@ func unixNow() -> Double {
     return Double(s) + Double(ns) / 1e9
 }
 
+/// Whether log lines are collected and written in batches (with --log-messages on: a line per
+/// message would otherwise be a write(2) per message).
+nonisolated(unsafe) private var logBuffered = false
+nonisolated(unsafe) private var logPending: [UInt8] = []
+
 func logLine(_ s: String) {
     let (sec, _) = wallClock()
-    printError("[\(sec)] \(s)")
+    guard logBuffered else {
+        printError("[\(sec)] \(s)")
+        return
+    }
+    logPending += Array("[\(sec)] \(s)\n".utf8)
+    if logPending.count >= 64 << 10 { flushLog() }
 }
 
-private func serve(port: UInt16, keyPath: String?, transports: String, limits: ServeLimits, dropSecretMessages: Set<Int>) {
+/// Writes the batched log lines (every tick, when 64 KiB have collected, and at exit).
+private func flushLog() {
+    guard !logPending.isEmpty else { return }
+    logPending.withUnsafeBytes { b in
+        var off = 0
+        while off < b.count {
+            let n = write(2, b.baseAddress! + off, b.count - off)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            off += n
+        }
+    }
+    logPending.removeAll(keepingCapacity: true)
+}
+
+private func serve(port: UInt16, keyPath: String?, transports: String, limits: ServeLimits, dropSecretMessages: Set<Int>,
+                   logMessages: Bool) {
     var allowed: Set<String>? = nil
     if transports != "all" {
         let names = Set(transports.split(separator: ",").map(String.init))
@@ -208,6 +243,8 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
         var conf = TestServer.Configuration(handshake: .init(privateKeys: [key]))
         conf.allowedTransports = allowed
         conf.dropSecretMessages = dropSecretMessages
+        conf.logMessages = logMessages
+        logBuffered = logMessages
         limits.apply(to: &conf)
         server = try TestServer(configuration: conf)
     } catch {
@@ -245,6 +282,7 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
         if case .shed = why { shed += 1 }
         logLine("connection \(fd): closed (\(why)) after \(messages) messages")
     }, onTick: { now in
+        flushLog()
         guard now - lastSweep >= 5_000 else { return }
         lastSweep = now
         for line in server.sweep(now: unixNow()) { logLine(line) }
@@ -253,6 +291,7 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
     logLine("stopped; \(server.keysCreated) auth keys were created")
     logLine("limits hit: \(shed) connections shed, \(server.keysEvicted) auth keys forgotten (\(server.keyCount) held), "
             + "\(server.rsaOperations) RSA operations, \(server.rsaRefusals) refused by the rate limit")
+    flushLog()
 }
 
 /// The server's RSA public key(s) from a PEM file (public keys, or a private key's public half);

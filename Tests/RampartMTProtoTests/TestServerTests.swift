@@ -282,3 +282,46 @@ func serverAnswersHandshakePingAndUnknownRequests(_ index: Int) throws {
         if step % 2 == 0 { _ = try send(w.bytes) }
     }
 }
+
+/// Two sessions under one auth key, on two connections, alternating (issue 16): each gets one
+/// new_session_created, not one per switch, and neither's replay window is reset by the other's
+/// traffic (a replayed packet of the first session is still refused after the second has spoken).
+@Test func severalSessionsUnderOneKeyDoNotChurn() throws {
+    let (server, pub) = try testServer()
+    var pair = try Pair(server: server, transport: .plain(.intermediate), keys: [pub])
+    guard case .handshakeCompleted(let result)? = try pair.pump(try pair.client.start(now: pair.now, using: &pair.crng)).first else {
+        Issue.record("no handshake"); return
+    }
+    pair.server.open(2)
+    var rng = SplitMix64(seed: 50)
+    var enc = TransportEncoder(framing: .intermediate, role: .client)
+    var dec = TransportDecoder(framing: .intermediate, role: .client, expectsTag: false)
+    var second = Session(client: result.authKey, sessionId: 0x5e55_10e2, salt: result.serverSalt, timeOffset: 0)
+    func isCreated(_ m: ServiceMessage) -> Bool { if case .newSessionCreated = m { true } else { false } }
+    var created = 0, pongsOnSecond = 0
+    var firstSessionPacket: [UInt8] = []
+    for round in 0..<10 {
+        var w = TLWriter()
+        w.constructor(ServiceConstructor.ping)
+        w.int64(Int64(round))
+        let now = pair.now
+        let sent = try pair.client.send(w.bytes, now: now, using: &rng)
+        if round == 0 { firstSessionPacket = sent.bytes }
+        created += pongs(try pair.pump(sent.bytes)).filter(isCreated).count
+        let out = try second.encrypt(w.bytes, contentRelated: true, now: now, using: &rng)
+        let reply = pair.server.receive(try enc.encode(out.packet, using: &rng), from: 2, now: now, using: &rng)
+        #expect(!reply.close, "\(reply.log)")
+        dec.feed(reply.send)
+        while case .packet(let p, _)? = try dec.next() {
+            for m in try second.decrypt(p, now: now) {
+                guard let s = try? m.decoded() else { continue }
+                if isCreated(s) { created += 1 }
+                if case .pong = s { pongsOnSecond += 1 }
+            }
+        }
+    }
+    #expect(created == 2 && pongsOnSecond == 10)
+    // The first session's first packet again, on the first connection: refused as a replay.
+    let replay = pair.server.receive(firstSessionPacket, from: 1, now: pair.now, using: &rng)
+    #expect(replay.close && replay.log.contains { $0.contains("rejected") }, "\(replay.log)")
+}

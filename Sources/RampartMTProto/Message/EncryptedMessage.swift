@@ -198,6 +198,31 @@ public enum EncryptedMessage {
         }
     }
 
+    /// The session_id a packet claims: bytes 8..<16 of its first plaintext block, decrypted with the
+    /// packet's msg_key **before** that is checked. Not authenticated: a server uses it only to choose
+    /// which ``Session`` (of several under one auth key) then decrypts and checks the whole packet.
+    /// Nil when the packet is too short or under another key.
+    package static func claimedSessionId<P: Collection<UInt8>>(_ packet: P, authKey: AuthKey,
+                                                               direction: MTProtoDirection) -> Int64? {
+        withContiguousBytes(packet) { p -> Int64? in
+            guard p.count >= 24 + 48, (p.count - 24) % 16 == 0, let base = p.baseAddress,
+                  base.loadLE64(0) == authKey.id else { return nil }
+            var scratch = KDFScratch()
+            var block = SIMD16<UInt8>()
+            return withUnsafeMutableBytes(of: &scratch) { s -> Int64 in
+                let keyIV = s.baseAddress! + 32
+                kdfV2(authKey, direction.x, base + 8, into: keyIV)
+                withUnsafeMutableBytes(of: &block) { b in
+                    b.baseAddress!.copyMemory(from: base + 24, byteCount: 16)
+                    AES.IGE.decrypt(b.baseAddress!, blocks: 1, using: AES.Cipher(key256: keyIV), iv: keyIV + 32)
+                }
+                secureZero(s)
+                let sid = withUnsafeBytes(of: &block) { Int64(bitPattern: $0.baseAddress!.loadLE64(8)) }
+                return declassified(sid)
+            }
+        }
+    }
+
     /// Encrypts the plaintext at `packet + 24` (`plainLength` bytes, a multiple of 16) in place and
     /// writes auth_key_id and msg_key in front of it. Returns the quick-ack value.
     @inline(__always)
