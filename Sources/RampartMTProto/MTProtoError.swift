@@ -63,6 +63,10 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     case fakeTLSFailed(String)
     /// An MTProxy secret of the wrong length or kind (Docs/MTProto.md §6.6: 16 bytes, `dd` + 16, `ee` + 16 + domain).
     case invalidProxySecret(String)
+    /// A stored auth key (``AuthKeyRecord``) does not open with this password, or was altered.
+    case wrongPassword
+    /// A stored auth key record is not in the format ``AuthKeyRecord`` writes.
+    case invalidKeyRecord(String)
 }
 
 extension MTProtoError: CustomStringConvertible {
@@ -92,6 +96,8 @@ extension MTProtoError: CustomStringConvertible {
         case .frameCheckFailed(let why): return "full transport check failed: \(why)"
         case .fakeTLSFailed(let why): return "fake-TLS verification failed: \(why)"
         case .invalidProxySecret(let why): return "invalid MTProxy secret: \(why)"
+        case .wrongPassword: return "wrong password for the stored auth key (or the record was altered)"
+        case .invalidKeyRecord(let why): return "invalid auth key record: \(why)"
         }
     }
 }
