@@ -48,6 +48,9 @@ public struct TestServer {
         public var handshake: ServerHandshake.Configuration
         /// Optional MTProxy secret for obfuscated2 connections.
         public var proxySecret: SymmetricKey?
+        /// Whether ``proxySecret`` is an `ee` secret: connections must then open with a fake-TLS
+        /// ClientHello (Docs/MTProto.md §6.7), and a ClientHello seen before is refused (a replay).
+        public var proxyFakeTLS = false
         /// The largest transport packet accepted.
         public var maxPacketLength: Int
         /// Transports accepted, by ``TestServer/transportName(_:)``; nil accepts all.
@@ -160,6 +163,8 @@ public struct TestServer {
         var packets = 0
         /// Messages received in encrypted packets (containers unpacked).
         var messages = 0
+        /// Whether a fake-TLS ClientHello was checked against the replay cache.
+        var helloChecked = false
     }
 
     /// A session under a key that is not the one being served right now.
@@ -208,6 +213,10 @@ public struct TestServer {
     private var homes: [SecretChatRelay.UserID: Home] = [:]
     private var pending: [SecretChatRelay.UserID: [[UInt8]]] = [:]
     private var pendingBytes = 0
+    /// fake-TLS `client_random`s seen (a replay cache of the last 65 536).
+    private var seenHellos: Set<[UInt8]> = []
+    private var seenHelloRing: [[UInt8]] = []
+    private var seenHelloNext = 0
 
     /// - Throws: as ``ServerHandshake/init(configuration:)``.
     public init(configuration: Configuration) throws(MTProtoError) {
@@ -234,8 +243,8 @@ public struct TestServer {
     public private(set) var rsaRefusals = 0
 
     /// The transport names the server knows: `abridged`, `intermediate`, `padded-intermediate`,
-    /// `full`, `obfuscated2`.
-    public static let transportNames = ["abridged", "intermediate", "padded-intermediate", "full", "obfuscated2"]
+    /// `full`, `obfuscated2`, `fake-tls`.
+    public static let transportNames = ["abridged", "intermediate", "padded-intermediate", "full", "obfuscated2", "fake-tls"]
 
     /// The name of a detected transport (one of ``transportNames``).
     public static func transportName(_ d: DetectedTransport) -> String {
@@ -245,6 +254,7 @@ public struct TestServer {
         case .plain(.intermediate): return "intermediate"
         case .plain(.paddedIntermediate): return "padded-intermediate"
         case .plain(.full): return "full"
+        case .fakeTLS: return "fake-tls"
         }
     }
 
@@ -254,7 +264,7 @@ public struct TestServer {
     /// Registers a new connection from `address` (the client's IP address as text, which selects
     /// its RSA rate-limit bucket; nil shares one bucket with every other connection without one).
     public mutating func open(_ id: TestServerConnectionID, address: String? = nil) {
-        connections[id] = Connection(transport: ServerTransport(secret: configuration.proxySecret,
+        connections[id] = Connection(transport: ServerTransport(secret: configuration.proxySecret, fakeTLS: configuration.proxyFakeTLS,
                                                                 maxPacketLength: configuration.maxPacketLength),
                                      address: address ?? "", handshake: handshakeTemplate)
     }
@@ -375,12 +385,24 @@ public struct TestServer {
         while true {
             let event: TransportEvent?
             do {
-                event = try conn.transport.next()
+                conn.transport.unixTime = now.isFinite ? Int64(max(0, min(now, 4e9))) : 0
+                event = try conn.transport.next(using: &rng)
             } catch {
                 reply.log.append("connection \(id): transport error (\(error)), closing")
                 reply.close = true
                 break
             }
+            // Fake-TLS's server hello, once its ClientHello checked out (and is no replay).
+            if !conn.helloChecked, let random = conn.transport.fakeTLSClientRandom {
+                conn.helloChecked = true
+                guard rememberClientHello(random) else {
+                    reply.log.append("connection \(id): fake-TLS ClientHello seen before (a replay), closing")
+                    reply.close = true
+                    break
+                }
+                reply.log.append("connection \(id): fake-TLS ClientHello verified")
+            }
+            reply.send += conn.transport.takeOutput()
             guard let event else { break }
             if conn.packets == 0, let d = conn.transport.detected {
                 let name = TestServer.transportName(d)
@@ -553,6 +575,19 @@ public struct TestServer {
             start += max(period, 1)
         }
         salts.add(added)
+    }
+
+    /// Records a fake-TLS `client_random`; false when it was seen before.
+    private mutating func rememberClientHello(_ random: [UInt8]) -> Bool {
+        guard seenHellos.insert(random).inserted else { return false }
+        if seenHelloRing.count < 65_536 {
+            seenHelloRing.append(random)
+        } else {
+            seenHellos.remove(seenHelloRing[seenHelloNext])
+            seenHelloRing[seenHelloNext] = random
+            seenHelloNext = (seenHelloNext + 1) % seenHelloRing.count
+        }
+        return true
     }
 
     /// The test user of key `keyId` (a bound temporary key's is its permanent key's), assigned on first use.

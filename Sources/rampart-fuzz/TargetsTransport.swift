@@ -581,6 +581,8 @@ let serverTransportTarget = FuzzTarget(
             } catch {
                 reference.error = error
             }
+        case .success(.fakeTLS)?:
+            FuzzCheck.fail("the detector reported fake-TLS (only a transport with an ee secret detects it)")
         }
         FuzzCheck.require(r == reference, "ServerTransport differs from detection + decoder: \(r.error.map { "\($0)" } ?? "-") vs \(reference.error.map { "\($0)" } ?? "-")")
         FuzzCheck.require(conn.framing == framing, "ServerTransport framing \(String(describing: conn.framing)) vs \(String(describing: framing))")

@@ -12,8 +12,8 @@ import RampartMTProto
 import RampartMTProtoServer
 
 let mtprotoUsage = """
-usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [--drop-secret-message N] [limits]
-       rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N]
+usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [--secret HEX] [--drop-secret-message N] [limits]
+       rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N] [--secret HEX]
        rampart mtproto secret-chat visualize|chat|dh-config|dh|seal|open|encode|decode|file-* ... (see rampart mtproto secret-chat --help)
 
   serve  listens on 127.0.0.1:P only. Loads the RSA private key (PKCS#1 PEM) from --rsa-key, or
@@ -60,10 +60,17 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
            --salt-period S          each auth key's server salt changes every S seconds on a
                                     schedule get_future_salts announces; the old salt is accepted
                                     300 s more (default 0: one salt per key, never changed)
+         --secret HEX               act as an MTProxy with this secret (Docs/MTProto.md §6.6, §6.7): 16 bytes
+                                    (plain) or dd + 16 bytes (secure) take obfuscated2 connections
+                                    under the secret's key; ee + 16 bytes + domain takes fake-TLS
+                                    ones (the ClientHello's digest and time are checked, a replayed
+                                    one is refused, the server hello is signed with the secret).
+                                    Other openings are refused (--transports overrides)
   ping   connects with transport NAME (abridged, intermediate, padded-intermediate, full,
          obfuscated2 [abridged inside], obfuscated2-intermediate, obfuscated2-padded), runs the
          handshake against the public key(s) in PUB.pem (or a private key file's public half),
-         sends ping and checks the pong, sends help.getNearestDc and checks the rpc_error. Prints
+         sends ping and checks the pong, sends help.getNearestDc and checks the rpc_error. With
+         --secret (as serve's) it goes through the MTProxy: dd uses padded intermediate, ee fake-TLS. Prints
          one line per step; exit status 0 when all passed, 1 otherwise.
 """
 
@@ -71,7 +78,7 @@ nonisolated(unsafe) var mtprotoStopRequested: Int32 = 0
 
 func mtprotoCommand(_ args: [String]) {
     if args.first == "secret-chat" { secretChatCommand(Array(args.dropFirst())); return }
-    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message", "log-messages"]).union(serveLimitOptions),
+    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message", "log-messages", "secret"]).union(serveLimitOptions),
                     command: "mtproto")
     if o.help { print(mtprotoUsage); exit(0) }
     guard o.positional.count == 1 else { usageError("mtproto: expected `serve` or `ping` (see rampart mtproto --help)") }
@@ -93,7 +100,9 @@ func mtprotoCommand(_ args: [String]) {
         case "off": logMessages = false
         default: usageError("mtproto serve: --log-messages takes on or off")
         }
-        serve(port: port, keyPath: o.values["rsa-key"], transports: o.values["transports"] ?? "all",
+        let secret: MTProxySecret?
+        do { secret = try o.values["secret"].map { try MTProxySecret(hex: $0) } } catch { usageError("mtproto serve: --secret: \(error)") }
+        serve(port: port, keyPath: o.values["rsa-key"], transports: o.values["transports"], secret: secret,
               limits: ServeLimits(o), dropSecretMessages: drops, logMessages: logMessages)
     case "ping":
         guard o.values["transports"] == nil, o.values["drop-secret-message"] == nil, o.values["log-messages"] == nil else {
@@ -105,7 +114,9 @@ func mtprotoCommand(_ args: [String]) {
         let keyPath = o.require("rsa-key", "mtproto ping")
         let name = o.require("transport", "mtproto ping")
         let dc = o.int("dc", "mtproto ping") ?? 2
-        ping(port: port, keyPath: keyPath, transport: name, dc: Int32(clamping: dc))
+        let secret: MTProxySecret?
+        do { secret = try o.values["secret"].map { try MTProxySecret(hex: $0) } } catch { usageError("mtproto ping: --secret: \(error)") }
+        ping(port: port, keyPath: keyPath, transport: name, dc: Int32(clamping: dc), secret: secret)
     default:
         usageError("mtproto: unknown subcommand '\(o.positional[0])' (serve, ping)")
     }
@@ -213,9 +224,11 @@ private func flushLog() {
     logPending.removeAll(keepingCapacity: true)
 }
 
-private func serve(port: UInt16, keyPath: String?, transports: String, limits: ServeLimits, dropSecretMessages: Set<Int>,
-                   logMessages: Bool) {
+private func serve(port: UInt16, keyPath: String?, transports: String?, secret: MTProxySecret?, limits: ServeLimits,
+                   dropSecretMessages: Set<Int>, logMessages: Bool) {
     var allowed: Set<String>? = nil
+    // Behind a secret only what an MTProxy speaks: obfuscated2 (plain and dd secrets), fake-TLS (ee).
+    let transports = transports ?? (secret == nil ? "all" : { if case .fakeTLS = secret!.mode { "fake-tls" } else { "obfuscated2" } }())
     if transports != "all" {
         let names = Set(transports.split(separator: ",").map(String.init))
         guard !names.isEmpty, names.isSubset(of: TestServer.transportNames) else {
@@ -242,6 +255,8 @@ private func serve(port: UInt16, keyPath: String?, transports: String, limits: S
     do {
         var conf = TestServer.Configuration(handshake: .init(privateKeys: [key]))
         conf.allowedTransports = allowed
+        conf.proxySecret = secret?.key
+        if case .fakeTLS? = secret?.mode { conf.proxyFakeTLS = true }
         conf.dropSecretMessages = dropSecretMessages
         conf.logMessages = logMessages
         logBuffered = logMessages
@@ -323,8 +338,21 @@ func clientTransport(_ name: String, dc: Int32) -> ClientTransport.Kind? {
     }
 }
 
-private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int32) {
-    guard let kind = clientTransport(name, dc: dc) else { usageError("mtproto ping: unknown transport '\(name)'") }
+private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int32, secret: MTProxySecret?) {
+    guard var kind = clientTransport(name, dc: dc) else { usageError("mtproto ping: unknown transport '\(name)'") }
+    if let secret {
+        // Through an MTProxy: obfuscated2 with the secret (dd: padded intermediate inside), or fake-TLS (ee).
+        switch (secret.mode, kind) {
+        case (.fakeTLS, _):
+            kind = .fakeTLS(secret, dcId: Int16(clamping: dc), unixTime: UInt32(clamping: Int64(unixNow())))
+        case (.secure, _):
+            kind = .obfuscated2(.paddedIntermediate, dcId: Int16(clamping: dc), secret: secret.key)
+        case (.plain, .obfuscated2(let f, let d, _)):
+            kind = .obfuscated2(f, dcId: d, secret: secret.key)
+        case (.plain, _):
+            usageError("mtproto ping: a plain secret goes with an obfuscated2 transport")
+        }
+    }
     let keys = readServerPublicKeys(keyPath, "mtproto ping")
     func fail(_ s: String) -> Never {
         print("FAIL \(name): \(s)")

@@ -8,6 +8,8 @@ public enum DetectedTransport: Sendable, Hashable {
     case plain(TransportFraming)
     /// obfuscated2 (§6.6): the first 64 bytes are the random header.
     case obfuscated2
+    /// Fake-TLS (§6.7): a ClientHello under an `ee` MTProxy secret, then obfuscated2 in TLS records.
+    case fakeTLS
 }
 
 /// Server-side transport detection (§6.5, §6.6).
@@ -55,6 +57,11 @@ public enum TransportDetector {
 public final class ServerTransport {
     /// The MTProxy secret's key expected in obfuscated2 headers, if this server acts as a proxy.
     public let secret: SymmetricKey?
+    /// Whether the secret is an `ee` one: connections must open with a fake-TLS ClientHello
+    /// (anything else is ``MTProtoError/unknownTransport``).
+    public let fakeTLS: Bool
+    /// Unix time now, for the fake-TLS ClientHello's timestamp check (the caller keeps it current).
+    public var unixTime: Int64 = 0
     /// The largest packet accepted or produced.
     public let maxPacketLength: Int
     /// The transport, once detected.
@@ -64,13 +71,19 @@ public final class ServerTransport {
         case detecting
         case plain(TransportDecoder, TransportEncoder)
         case obfuscated(Obfuscated2Codec)
+        case fakeTLS(FakeTLSServer)
     }
     var state: State = .detecting
     var pending = ByteQueue()
 
     /// A connection waiting for its first bytes.
-    public init(secret: SymmetricKey? = nil, maxPacketLength: Int = TransportLimits.defaultMaxPacketLength) {
+    /// - Parameters:
+    ///   - secret: the MTProxy secret's key, if the server acts as a proxy.
+    ///   - fakeTLS: the secret is an `ee` one (``MTProxySecret/Mode/fakeTLS(domain:)``): only fake-TLS
+    ///     connections are served.
+    public init(secret: SymmetricKey? = nil, fakeTLS: Bool = false, maxPacketLength: Int = TransportLimits.defaultMaxPacketLength) {
         self.secret = secret
+        self.fakeTLS = fakeTLS && secret != nil
         self.maxPacketLength = maxPacketLength
     }
 
@@ -80,12 +93,14 @@ public final class ServerTransport {
         case .detecting: return nil
         case .plain(let d, _): return d.framing
         case .obfuscated(let o): return o.framing
+        case .fakeTLS(let t): return t.framing
         }
     }
 
     /// The DC id from an obfuscated2 header, if any.
     public var dcId: Int16? {
         if case .obfuscated(let o) = state { return o.dcId }
+        if case .fakeTLS(let t) = state { return t.dcId }
         return nil
     }
 
@@ -98,13 +113,43 @@ public final class ServerTransport {
             d.feed(bytes)
             state = .plain(d, e)
         case .obfuscated(let o): o.feed(bytes)
+        case .fakeTLS(let t): t.feed(bytes)
         }
+    }
+
+    /// Bytes the transport itself must send, not an answer to a packet (fake-TLS's server hello);
+    /// empty otherwise. Write them before anything encoded after them.
+    public func takeOutput() -> [UInt8] {
+        if case .fakeTLS(let t) = state { return t.takeOutput() }
+        return []
+    }
+
+    /// The fake-TLS client's `client_random` once its ClientHello is verified (for a replay cache).
+    public var fakeTLSClientRandom: [UInt8]? {
+        if case .fakeTLS(let t) = state { return t.clientRandom }
+        return nil
     }
 
     /// The next event from the client, `nil` when more bytes are needed.
     /// - Throws: ``MTProtoError/unknownTransport`` for an opening no transport matches, and the errors
     ///   of ``TransportDecoder/next()`` and ``Obfuscated2Codec/init(serverHeader:secret:maxPacketLength:)``.
     public func next() throws(MTProtoError) -> TransportEvent? {
+        var g = SystemRandomNumberGenerator()
+        return try next(using: &g)
+    }
+
+    /// ``next()`` with the generator fake-TLS's server hello draws from.
+    public func next<R: RandomNumberGenerator>(using rng: inout R) throws(MTProtoError) -> TransportEvent? {
+        if case .detecting = state, fakeTLS, let key = secret {
+            // An ee proxy serves fake-TLS only: the first bytes must open a TLS handshake record.
+            let have = pending.bytes(0..<min(3, pending.count))
+            guard have.elementsEqual([0x16, 0x03, 0x01].prefix(have.count)) else { throw .unknownTransport }
+            guard pending.count >= 3 else { return nil }
+            let t = FakeTLSServer(secret: key, unixTime: unixTime, maxPacketLength: maxPacketLength)
+            t.feed(pending.takeAll())
+            state = .fakeTLS(t)
+            detected = .fakeTLS
+        }
         if case .detecting = state {
             guard let kind = try TransportDetector.detect(pending.bytes(0..<min(8, pending.count))) else { return nil }
             switch kind {
@@ -112,6 +157,8 @@ public final class ServerTransport {
                 var d = TransportDecoder(framing: f, role: .server, expectsTag: true, maxPacketLength: maxPacketLength)
                 d.feed(pending.takeAll())
                 state = .plain(d, TransportEncoder(framing: f, role: .server, maxPacketLength: maxPacketLength))
+            case .fakeTLS:
+                throw .unknownTransport  // not reported by the detector
             case .obfuscated2:
                 guard pending.count >= Obfuscated2.headerLength else { return nil }
                 let o = try Obfuscated2Codec(serverHeader: pending.bytes(0..<Obfuscated2.headerLength), secret: secret,
@@ -129,6 +176,9 @@ public final class ServerTransport {
             defer { state = .plain(d, e) }
             return try d.next()
         case .obfuscated(let o): return try o.next()
+        case .fakeTLS(let t):
+            t.unixTime = unixTime
+            return try t.next(using: &rng)
         }
     }
 
@@ -142,6 +192,7 @@ public final class ServerTransport {
             state = .plain(d, e)
             return out
         case .obfuscated(let o): return try o.encode(packet, using: &rng)
+        case .fakeTLS(let t): return try t.encode(packet, using: &rng)
         }
     }
 
@@ -152,6 +203,7 @@ public final class ServerTransport {
         case .detecting: throw .unknownTransport
         case .plain(_, let e): return e.encodeQuickAck(value)
         case .obfuscated(let o): return o.encodeQuickAck(value)
+        case .fakeTLS(let t): return try t.encodeQuickAck(value)
         }
     }
 
@@ -165,6 +217,7 @@ public final class ServerTransport {
             state = .plain(d, e)
             return out
         case .obfuscated(let o): return try o.encodeTransportError(code, using: &rng)
+        case .fakeTLS(let t): return try t.encodeTransportError(code, using: &rng)
         }
     }
 }

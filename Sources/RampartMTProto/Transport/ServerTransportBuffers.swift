@@ -11,6 +11,7 @@ extension ServerTransport {
         case .detecting: return pending.count
         case .plain(let d, _): return d.bufferedByteCount
         case .obfuscated(let o): return o.decoder.bufferedByteCount
+        case .fakeTLS(let t): return t.bufferedByteCount
         }
     }
 
@@ -25,7 +26,20 @@ extension ServerTransport {
             state = .plain(d, e)
         case .obfuscated(let o):
             o.decoder.buffer.shrinkToFit()
+        case .fakeTLS(let t):
+            t.releaseSpareCapacity()
         }
+    }
+}
+
+extension FakeTLSServer {
+    /// Received bytes not yet decoded into packets: records not yet complete, the obfuscated2 header
+    /// not yet complete, and the inner decoder's partial frame.
+    var bufferedByteCount: Int { received.count + stream.count + (inner?.decoder.bufferedByteCount ?? 0) }
+
+    func releaseSpareCapacity() {
+        received.shrinkToFit()
+        inner?.decoder.buffer.shrinkToFit()
     }
 }
 
