@@ -686,6 +686,7 @@ public struct TestServer {
             }
             rsaOperations += 1
         }
+        let isReqPQ = [HandshakeConstructor.reqPQMulti, HandshakeConstructor.reqPQ].contains(try? TLReader(message.body).peekConstructor())
         let step: ServerHandshake.Step
         do {
             step = try conn.handshake.receive(message.body, now: Int64(now), using: &rng)
@@ -700,6 +701,7 @@ public struct TestServer {
         switch step {
         case .send(let b):
             body = b
+            if isReqPQ { reply.log.append("connection \(id): req_pq answered (handshake started)") }
         case .failed(let b):
             body = b
             reply.log.append("connection \(id): handshake ended with dh_gen_fail")

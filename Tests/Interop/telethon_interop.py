@@ -7,7 +7,12 @@ Telethon's own MTProtoSender to the Rampart test server, lets it run the whole a
 PingRequest and checks the matching Pong, then sends a request the server does not implement
 (help.getNearestDc) and checks the rpc_error (400 METHOD_NOT_SUPPORTED).
 
-usage: telethon_interop.py --port PORT --public-key FILE [--host 127.0.0.1] [--transports a,b]
+With --secret HEX the server runs as an MTProxy (`rampart mtproto serve --secret HEX`) and Telethon
+connects through its MTProxy transports instead: mtproxy-abridged and mtproxy-intermediate with a plain
+secret, mtproxy-randomized (padded intermediate, whose padding toward the client must be 0-3 bytes:
+Telethon strips only length % 4) with a dd secret.
+
+usage: telethon_interop.py --port PORT --public-key FILE [--host 127.0.0.1] [--transports a,b] [--secret HEX]
 Exit status 0 when every transport passed.
 """
 import argparse
@@ -21,6 +26,8 @@ from telethon.crypto import rsa
 from telethon.errors import RPCError
 from telethon.network import (ConnectionTcpAbridged, ConnectionTcpFull, ConnectionTcpIntermediate,
                               ConnectionTcpObfuscated, MTProtoSender)
+from telethon.network.connection.tcpmtproxy import (ConnectionTcpMTProxyAbridged, ConnectionTcpMTProxyIntermediate,
+                                                    ConnectionTcpMTProxyRandomizedIntermediate)
 from telethon.tl.functions import PingRequest
 from telethon.tl.functions.help import GetNearestDcRequest
 from telethon.tl.types import Pong
@@ -31,6 +38,11 @@ TRANSPORTS = {
     "intermediate": ConnectionTcpIntermediate,
     "obfuscated": ConnectionTcpObfuscated,
 }
+MTPROXY_TRANSPORTS = {
+    "mtproxy-abridged": ConnectionTcpMTProxyAbridged,
+    "mtproxy-intermediate": ConnectionTcpMTProxyIntermediate,
+    "mtproxy-randomized": ConnectionTcpMTProxyRandomizedIntermediate,
+}
 
 
 class Loggers(dict):
@@ -39,10 +51,13 @@ class Loggers(dict):
         return logging.getLogger("telethon-interop").getChild(key.split(".")[-1])
 
 
-async def check(name, host, port):
+async def check(name, host, port, secret=None):
     sender = MTProtoSender(None, loggers=Loggers(), retries=1, delay=0.2, auto_reconnect=False,
                            connect_timeout=10)
-    connection = TRANSPORTS[name](host, port, 2, loggers=Loggers())
+    if secret is None:
+        connection = TRANSPORTS[name](host, port, 2, loggers=Loggers())
+    else:
+        connection = MTPROXY_TRANSPORTS[name](host, port, 2, loggers=Loggers(), proxy=(host, port, secret))
     try:
         await asyncio.wait_for(sender.connect(connection), 60)
         if sender.auth_key is None or sender.auth_key.key is None:
@@ -75,8 +90,16 @@ async def main():
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--public-key", required=True, help="PEM file with the server's PKCS#1 public key")
-    ap.add_argument("--transports", default=",".join(TRANSPORTS))
+    ap.add_argument("--transports", default=None)
+    ap.add_argument("--secret", default=None, help="MTProxy secret (hex) the server runs with")
     args = ap.parse_args()
+    if args.transports is None:
+        if args.secret is None:
+            args.transports = ",".join(TRANSPORTS)
+        elif args.secret.lower().startswith("dd"):
+            args.transports = "mtproxy-randomized"
+        else:
+            args.transports = "mtproxy-abridged,mtproxy-intermediate"
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     text = open(args.public_key).read()
     m = re.search(r"-----BEGIN RSA PUBLIC KEY-----.*?-----END RSA PUBLIC KEY-----", text, re.S)
@@ -86,7 +109,7 @@ async def main():
     rsa.add_key(m.group(0), old=False)
     ok = True
     for name in args.transports.split(","):
-        ok &= await check(name, args.host, args.port)
+        ok &= await check(name, args.host, args.port, args.secret)
     return 0 if ok else 1
 
 
