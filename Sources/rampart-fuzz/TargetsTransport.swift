@@ -435,7 +435,7 @@ func fakeTLSServerHello(body: [UInt8], extra: [UInt8], clientRandom: [UInt8]) ->
 
 let fakeTLSClientTarget = FuzzTarget(
     name: "faketls-client",
-    summary: "fake-TLS client fed server bytes: server-hello check (digest, layout), records unwrapped, events equal the plain decoder's on the decrypted stream",
+    summary: "fake-TLS client fed server bytes: server-hello check (digest, layout), records unwrapped, events equal the plain decoder's on the decrypted stream; and the server side (FakeTLSServer) fed a client's hello and first write: a genuine one is served and its server hello verifies, one outside the time window is refused, mutations are typed errors",
     maxLength: 8192,
     run: { data in
         var input = FuzzInput(data)
@@ -449,6 +449,42 @@ let fakeTLSClientTarget = FuzzTarget(
         }
         FuzzCheck.require(tls.clientHello.count >= 517 && Array(tls.clientHello[11..<43]) == tls.clientRandom,
                           "ClientHello shape")
+        if flags & 1 != 0 {
+            // The server side: this client's hello and first write, maybe mutated, into FakeTLSServer.
+            let skew = Int64(Int8(bitPattern: input.byte())) * 10
+            let server = FakeTLSServer(secret: fakeTLSSecret.key, unixTime: 1_700_000_000 + skew)
+            let packet = input.fixed(4 + (Int(input.u16() % 1200) & ~3))
+            guard let first = try? tls.encode(packet, using: &rng) else { FuzzCheck.fail("fake-TLS client write failed") }
+            var wire = tls.clientHello + first
+            let mutated = input.bool()
+            if mutated { wire = mutate(wire, &input) }
+            var r = DrainResult()
+            var out: [UInt8] = []
+            for c in FuzzSplit.chunks(wire, mode: split, seed: seed) {
+                server.feed(c)
+                do throws(MTProtoError) {
+                    while let e = try server.next(using: &rng) { r.events.append(e) }
+                } catch {
+                    r.error = error
+                    break
+                }
+                out += server.takeOutput()
+            }
+            let inWindow = FakeTLS.clientTimeWindow.contains(-skew)
+            if !mutated && inWindow {
+                FuzzCheck.require(r.error == nil && r.events == [.packet(packet, quickAckRequested: false)],
+                                  "a genuine fake-TLS client was not served: \(String(describing: r.error))")
+                FuzzCheck.require((try? FakeTLS.verifyServerHello(out, clientRandom: tls.clientRandom, secret: fakeTLSSecret.key)) == out.count,
+                                  "the client does not accept the server hello")
+                FuzzStats.note("fake-TLS server: genuine")
+            } else if !inWindow && !mutated {
+                FuzzCheck.require(r.error != nil && r.events.isEmpty, "a ClientHello outside the time window was served")
+                FuzzStats.note("fake-TLS server: time refused")
+            } else {
+                FuzzStats.note(r.error == nil ? "fake-TLS server: mutated, served" : "fake-TLS server: mutated, refused")
+            }
+            return
+        }
         guard flags & 2 != 0 else {
             // Raw server bytes: typed errors only, sticky.
             let wire = input.rest()
@@ -505,6 +541,19 @@ let fakeTLSClientTarget = FuzzTarget(
             var rng = SplitMix64(seed: 6)
             if let b = try? enc.encode([UInt8](repeating: 9, count: 48), using: &rng) { w.raw(b) }
             if let b = try? enc.encode([UInt8](repeating: 8, count: 3200), using: &rng) { w.raw(b) }
+            out.append(w.bytes)
+        }
+        // The server side: genuine (skew 0), a stale clock, a mutation.
+        for (i, skew) in [UInt8(0), 0x90, 0].enumerated() {
+            var w = SeedWriter()
+            w.byte(1 | UInt8(i) << 2)
+            w.byte(UInt8(i))
+            w.u64(UInt64(30 + i))
+            w.byte(skew)
+            w.u16(100)
+            w.raw([UInt8](repeating: 0x44, count: 104))
+            w.byte(i == 2 ? 1 : 0)
+            w.raw([3, 0, 0, 7])
             out.append(w.bytes)
         }
         return out
