@@ -472,8 +472,12 @@ let fakeTLSClientTarget = FuzzTarget(
             }
             let inWindow = FakeTLS.clientTimeWindow.contains(-skew)
             if !mutated && inWindow {
-                FuzzCheck.require(r.error == nil && r.events == [.packet(packet, quickAckRequested: false)],
-                                  "a genuine fake-TLS client was not served: \(String(describing: r.error))")
+                // Padded intermediate's padding comes along when it is whole words (the MTProto layer drops it).
+                var served = false
+                if r.error == nil, r.events.count == 1, case .packet(let got, false) = r.events[0] {
+                    served = framing == .paddedIntermediate ? got.starts(with: packet) && got.count - packet.count < 16 : got == packet
+                }
+                FuzzCheck.require(served, "a genuine fake-TLS client was not served: \(String(describing: r.error)), \(r.events.count) events")
                 FuzzCheck.require((try? FakeTLS.verifyServerHello(out, clientRandom: tls.clientRandom, secret: fakeTLSSecret.key)) == out.count,
                                   "the client does not accept the server hello")
                 FuzzStats.note("fake-TLS server: genuine")
