@@ -17,7 +17,10 @@ t6N/byY9Nw9p21Og3AoXSL2q/2IJ1WRUhebgAdGVMlV1fkuOQoEzR7EdpqtQD9Cs
 -----END RSA PUBLIC KEY-----
 """
 
-private let sharedKeysPath = "../shared/vectors/mtproto/telegram_public_keys.pem"
+/// Telegram's published keys: the project's copy (Vectors/mtproto/, copied from ../shared/vectors/mtproto/),
+/// else the shared folder.
+private let sharedKeysPath = readText(projectRoot + "/Vectors/mtproto/telegram_public_keys.pem") != nil
+    ? projectRoot + "/Vectors/mtproto/telegram_public_keys.pem" : "../shared/vectors/mtproto/telegram_public_keys.pem"
 
 private func readText(_ path: String) -> String? {
     guard let f = fopen(path, "r") else { return nil }
