@@ -98,9 +98,7 @@ public struct AuthKeyRecord: Sendable, Equatable {
         defer { message.secureWipe() }
         let ciphertext: [UInt8]
         do {
-            let key = try PBKDF2.deriveKey(password: Array(password), salt: salt, prf: .hmacSHA512, iterations: iterations,
-                                           outputByteCount: 32)
-            ciphertext = try AES.CBC.encrypt(message, using: AES.Cipher(key: key), iv: iv)
+            ciphertext = try AES.CBC.encrypt(message, using: Self.cipher(password, salt, iterations), iv: iv)
         } catch {
             throw .primitive(error)
         }
@@ -112,6 +110,14 @@ public struct AuthKeyRecord: Sendable, Equatable {
         w.raw(iv)
         w.raw(ciphertext)
         return w.bytes
+    }
+
+    /// AES-256 under the 32 bytes PBKDF2-HMAC-SHA512 derives from `password` and `salt`.
+    static func cipher(_ password: some Collection<UInt8>, _ salt: some Collection<UInt8>,
+                       _ iterations: Int) throws(RampartError) -> AES.Cipher {
+        let key = try PBKDF2.deriveKey(password: Array(password), salt: salt, prf: .hmacSHA512, iterations: iterations,
+                                       outputByteCount: 32)
+        return try AES.Cipher(key: key)
     }
 
     /// Opens ``sealed(password:iterations:using:)``.
@@ -128,9 +134,7 @@ public struct AuthKeyRecord: Sendable, Equatable {
         let salt = b[10..<26], iv = b[26..<42], ciphertext = b[42...]
         var message: [UInt8]
         do {
-            let key = try PBKDF2.deriveKey(password: Array(password), salt: salt, prf: .hmacSHA512, iterations: iterations,
-                                           outputByteCount: 32)
-            message = try AES.CBC.decrypt(ciphertext, using: AES.Cipher(key: key), iv: iv)
+            message = try AES.CBC.decrypt(ciphertext, using: Self.cipher(password, salt, iterations), iv: iv)
         } catch {
             // A wrong key shows up as bad padding.
             throw .wrongPassword

@@ -135,6 +135,24 @@ public enum FakeTLS {
         return offset
     }
 
+    /// Takes the next record off the front of `queue`: a ChangeCipherSpec (`14`) or application data
+    /// (`17`) record of version `03 03`, at most ``maxReceivedRecordPayload`` bytes. Returns its type and
+    /// payload, or nil (nothing consumed) while it is incomplete.
+    /// - Throws: ``MTProtoError/fakeTLSFailed(_:)`` for another header or an oversized record (nothing consumed).
+    static func takeRecord(from queue: inout ByteQueue) throws(MTProtoError) -> (type: UInt8, payload: [UInt8])? {
+        guard queue.count >= 5 else { return nil }
+        let type = queue[0]
+        guard queue[1] == 0x03 && queue[2] == 0x03 && (type == 0x14 || type == 0x17) else {
+            throw .fakeTLSFailed("unexpected TLS record header")
+        }
+        let length = Int(queue[3]) << 8 | Int(queue[4])
+        guard length <= maxReceivedRecordPayload else { throw .fakeTLSFailed("TLS record of \(length) bytes") }
+        guard queue.count >= 5 + length else { return nil }
+        let payload = queue.bytes(5..<(5 + length))
+        queue.consume(5 + length)
+        return (type, payload)
+    }
+
     /// Seven GREASE values `(random & 0xF0) | 0x0A`, neighbours (0,1), (2,3), (4,5) made to differ.
     static func makeGrease<R: RandomNumberGenerator>(using rng: inout R) -> [UInt8] {
         var g = randomBytes(7, using: &rng).map { ($0 & 0xF0) | 0x0A }
@@ -267,16 +285,8 @@ public final class FakeTLSClient {
         }
         while true {
             if let e = try inner.next() { return e }
-            guard received.count >= 5 else { return nil }
-            let type = received[0]
-            guard received[1] == 0x03 && received[2] == 0x03 && (type == 0x14 || type == 0x17) else {
-                throw .fakeTLSFailed("unexpected TLS record header")
-            }
-            let length = Int(received[3]) << 8 | Int(received[4])
-            guard length <= FakeTLS.maxReceivedRecordPayload else { throw .fakeTLSFailed("TLS record of \(length) bytes") }
-            guard received.count >= 5 + length else { return nil }
-            if type == 0x17 { inner.feed(received.bytes(5..<(5 + length))) }
-            received.consume(5 + length)
+            guard let (type, payload) = try FakeTLS.takeRecord(from: &received) else { return nil }
+            if type == 0x17 { inner.feed(payload) }  // the server's ChangeCipherSpec is skipped
         }
     }
 }

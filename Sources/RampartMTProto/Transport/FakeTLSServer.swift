@@ -146,16 +146,7 @@ public final class FakeTLSServer {
         }
         while true {
             if let o = inner, let e = try o.next() { return e }
-            guard received.count >= 5 else { return nil }
-            let type = received[0]
-            guard received[1] == 0x03 && received[2] == 0x03 && (type == 0x14 || type == 0x17) else {
-                throw .fakeTLSFailed("unexpected TLS record header")
-            }
-            let length = Int(received[3]) << 8 | Int(received[4])
-            guard length <= FakeTLS.maxReceivedRecordPayload else { throw .fakeTLSFailed("TLS record of \(length) bytes") }
-            guard received.count >= 5 + length else { return nil }
-            let payload = received.bytes(5..<(5 + length))
-            received.consume(5 + length)
+            guard let (type, payload) = try FakeTLS.takeRecord(from: &received) else { return nil }
             guard type == 0x17 else { continue }  // the client's ChangeCipherSpec
             if let o = inner {
                 o.feed(payload)
