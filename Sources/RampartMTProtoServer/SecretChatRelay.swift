@@ -235,10 +235,10 @@ public struct SecretChatRelay {
             return relay(data, randomID: randomID, peer: peer, service: true, file: nil, from: user, date: date, drop: false)
 
         case .sendEncryptedFile(_, let peer, let randomID, let data, let input):
+            // The chat is checked before a file is stored, so that a refusal changes nothing.
             guard let chat = chats[peer.chatID], chat.accessHash == peer.accessHash,
                   chat.admin == user || chat.participant == user, chat.gB != nil
             else { return refuse(400, "CHAT_ID_INVALID") }
-            _ = chat
             let file: SecretChat.API.EncryptedFile
             switch input {
             case .empty:

@@ -619,11 +619,11 @@ public struct TestServer {
                 let bytes: [UInt8]
                 if home.session == state.session.sessionId {
                     bytes = try transport.encode(try state.session.encrypt(body, now: now, using: &rng).packet, using: &rng)
-                } else {
-                    let sid = home.session ?? 0
-                    var slot = state.otherSessions[sid] ?? SessionSlot(session: state.session)
+                } else if let sid = home.session, var slot = state.otherSessions[sid] {
                     bytes = try transport.encode(try slot.session.encrypt(body, now: now, using: &rng).packet, using: &rng)
                     state.otherSessions[sid] = slot
+                } else {
+                    throw MTProtoError.invalidMessage("the user's session is gone")
                 }
                 keys[home.key] = state
                 if home.connection == current {
