@@ -127,6 +127,7 @@ public struct RequestLayer: Sendable {
             // The first encrypt below starts a new session: nothing sent in the old one will be answered.
             requeueAll()
         }
+        queue.sort()  // re-sent requests go in the order they were made (sorted once here, not per re-send)
         let sendAcks = flushAcks || acksDue(in: session) || !queue.isEmpty || !owed.isEmpty
         var items: [(body: OutgoingBody, request: RequestID?, alone: Bool)] = owed.map { ($0, nil, false) }
         for id in queue {
@@ -288,10 +289,7 @@ public struct RequestLayer: Sendable {
         r.acknowledged = false
         if alone { r.alone = true }
         requests[id] = r
-        if !queue.contains(id) {
-            queue.append(id)
-            queue.sort()
-        }
+        if !queue.contains(id) { queue.append(id) }  // makePackets sends in request order
     }
 
     private mutating func requeueAll() {
