@@ -40,7 +40,7 @@ public struct StandardServerReplies: Sendable, Hashable {
     /// - any other content-related message (an RPC, gzip_packed — not unpacked here — or a body
     ///   that does not decode as a service message) → `rpc_result` { `rpc_error` 400
     ///   `METHOD_NOT_SUPPORTED` };
-    /// - acks, pongs and other non-content messages → nil.
+    /// - acks, pongs, `http_wait` and other non-content messages → nil.
     public static func answer(to m: IncomingMessage, salt: Int64, now: Double) -> OutgoingBody? {
         answer(to: m, salts: ServerSalts(current: salt), now: now)
     }
@@ -78,6 +78,9 @@ public struct StandardServerReplies: Sendable, Hashable {
         case .destroySession(let id):
             return OutgoingBody(.destroySessionNone(sessionId: id), isResponse: true)
         case .msgsAck:
+            return nil
+        case .httpWait:
+            // HTTP long-poll timing (Docs/MTProto.md §6.8): the transport holds the request; no answer.
             return nil
         case .msgResendReq:
             // This server keeps no sent messages to send again; the request is only acknowledged.

@@ -243,8 +243,8 @@ public struct TestServer {
     public private(set) var rsaRefusals = 0
 
     /// The transport names the server knows: `abridged`, `intermediate`, `padded-intermediate`,
-    /// `full`, `obfuscated2`, `fake-tls`.
-    public static let transportNames = ["abridged", "intermediate", "padded-intermediate", "full", "obfuscated2", "fake-tls"]
+    /// `full`, `obfuscated2`, `fake-tls`, `http`.
+    public static let transportNames = ["abridged", "intermediate", "padded-intermediate", "full", "obfuscated2", "fake-tls", "http"]
 
     /// The name of a detected transport (one of ``transportNames``).
     public static func transportName(_ d: DetectedTransport) -> String {
@@ -255,6 +255,7 @@ public struct TestServer {
         case .plain(.paddedIntermediate): return "padded-intermediate"
         case .plain(.full): return "full"
         case .fakeTLS: return "fake-tls"
+        case .http: return "http"
         }
     }
 
@@ -358,6 +359,17 @@ public struct TestServer {
             keysEvicted += 1
             reply.log.append("connection \(id): auth key \(hex64(victim.id)) evicted (least recently used; limit \(configuration.keyEviction.maxKeys) keys)")
         }
+    }
+
+    /// HTTP connections (Docs/MTProto.md §6.8): empty responses for the requests held longer than their
+    /// `http_wait` `max_wait` (25 s without one) at `now`. Call it about once a second (the CLI does).
+    public mutating func expireLongPolls(now: Double) -> [TestServerPush] {
+        var out: [TestServerPush] = []
+        for (id, conn) in connections where conn.transport.heldRequestCount > 0 {
+            let bytes = conn.transport.expireHeldRequests(now: now)
+            if !bytes.isEmpty { out.append(TestServerPush(connection: id, bytes: bytes)) }
+        }
+        return out
     }
 
     /// Messages received on connection `id` so far (for the log line that closes it); 0 for an
@@ -495,6 +507,10 @@ public struct TestServer {
         var bodies: [OutgoingBody] = []
         if let created = state.replies.newSessionCreated(for: state.session, uniqueId: Int64(bitPattern: rng.next())) {
             bodies.append(created)
+        }
+        for m in messages where m.constructor == ServiceConstructor.httpWait {
+            // HTTP long poll (§6.8): how long this connection's requests may be held.
+            if case .httpWait(_, _, let maxWait)? = try? m.decoded() { conn.transport.httpMaxWait = Double(max(0, maxWait)) / 1000 }
         }
         for m in messages where m.constructor == HandshakeConstructor.bindTempAuthKey {
             bodies.append(bindTempKey(m, keyId: keyId, state: &state, reply: &reply))

@@ -636,6 +636,11 @@ let serverTransportTarget = FuzzTarget(
             }
         case .success(.fakeTLS)?:
             FuzzCheck.fail("the detector reported fake-TLS (only a transport with an ee secret detects it)")
+        case .success(.http)?:
+            // HTTP has its own target (http-transport); here only: a proxy refuses it.
+            if secret != nil { FuzzCheck.require(r.error == .unknownTransport, "a proxy served HTTP") }
+            FuzzStats.note("server-transport: http")
+            return
         }
         FuzzCheck.require(r == reference, "ServerTransport differs from detection + decoder: \(r.error.map { "\($0)" } ?? "-") vs \(reference.error.map { "\($0)" } ?? "-")")
         FuzzCheck.require(conn.framing == framing, "ServerTransport framing \(String(describing: conn.framing)) vs \(String(describing: framing))")
@@ -676,6 +681,95 @@ let serverTransportTarget = FuzzTarget(
         return out
     })
 
+// MARK: - http-transport
+
+let httpTransportTarget = FuzzTarget(
+    name: "http-transport",
+    summary: "HTTP transport (§6.8): requests built from random bodies and headers parse back to those bodies at any split; raw bytes never trap, errors are sticky; every response answers a request, in order, and the client reads them back",
+    maxLength: 4096,
+    run: { data in
+        var input = FuzzInput(data)
+        let flags = input.byte()
+        let split = input.byte()
+        let seed = input.u64()
+        var rng = SplitMix64(seed: seed)
+        let maxLen = maxLengthChoices[Int(flags >> 4) & 3]
+        var wire: [UInt8] = []
+        var expected: [[UInt8]]?
+        if flags & 1 == 0 {
+            wire = input.rest()
+        } else {
+            // Well-formed requests: bodies from the input, headers in random order and case.
+            var bodies: [[UInt8]] = []
+            let rest = input.rest()
+            var i = 0
+            while i < rest.count {
+                let n = min(rest.count - i, Int(rest[i]) % 64)
+                bodies.append(Array(rest[(i + 1 < rest.count ? i + 1 : rest.count)..<min(rest.count, i + 1 + n)]))
+                i += 1 + n
+            }
+            for b in bodies {
+                var headers = ["Host: 127.0.0.1:443", (rng.next() & 1 == 0 ? "Content-Length: " : "content-LENGTH:  ") + "\(b.count)",
+                               "Connection: keep-alive", "Content-Type: application/x-www-form-urlencoded"]
+                if rng.next() & 1 == 0 { headers.swapAt(0, 1) }
+                if rng.next() & 1 == 0 { headers.swapAt(1, 3) }
+                wire += Array("POST /api HTTP/1.\(rng.next() & 1)\r\n\(headers.joined(separator: "\r\n"))\r\n\r\n".utf8) + b
+            }
+            expected = bodies.filter { $0.count <= maxLen }.count == bodies.count ? bodies : nil
+        }
+        let server = ServerTransport(maxPacketLength: maxLen)
+        let r = drainCodec(FuzzSplit.chunks(wire, mode: split, seed: seed), feed: { server.feed($0) },
+                           next: { () throws(MTProtoError) in try server.next() })
+        if let expected, wire.count > 0 {
+            FuzzCheck.require(r.error == nil, "well-formed requests refused: \(r.error.map { "\($0)" } ?? "")")
+            FuzzCheck.require(r.events == expected.map { .packet($0, quickAckRequested: false) }, "bodies differ")
+            FuzzStats.note("http-transport: \(expected.count) well-formed requests")
+        }
+        if let e = r.error {
+            // Sticky.
+            do throws(MTProtoError) {
+                _ = try server.next()
+                FuzzCheck.fail("error not sticky")
+            } catch {
+                FuzzCheck.require(error == e, "error changed")
+            }
+            return
+        }
+        guard server.detected == .http else { return }
+        // Answer some of the requests: at most one response each, in order, read back by the client.
+        let requests = r.events.count
+        let packets = Int(flags >> 1) & 7
+        var out = server.takeOutput()
+        var sent: [[UInt8]] = []
+        for k in 0..<packets {
+            let p = [UInt8](repeating: UInt8(k), count: 8 + k)
+            sent.append(p)
+            guard let bytes = try? server.encode(p, using: &rng) else { FuzzCheck.fail("encode failed") }
+            out += bytes
+        }
+        out += server.expireHeldRequests(now: 1e12)
+        var reader = HTTPMessageReader(role: .client, maxBodyLength: 1 << 20)
+        reader.feed(out)
+        var got: [[UInt8]] = []
+        do throws(MTProtoError) {
+            while let b = try reader.next() { got.append(b) }
+        } catch {
+            FuzzCheck.fail("the server's responses do not parse: \(error)")
+        }
+        let answered = min(requests, packets)
+        let emptied = requests > HTTPTransport.maxHeldRequests ? requests - HTTPTransport.maxHeldRequests : 0
+        FuzzCheck.require(got.count == requests, "\(got.count) responses for \(requests) requests")
+        FuzzCheck.require(got.filter { !$0.isEmpty } == Array(sent.prefix(max(0, answered))) || emptied > 0, "responses out of order")
+        FuzzCheck.require(server.heldRequestCount == 0, "requests still held after expiry")
+    },
+    seeds: {
+        var out: [[UInt8]] = []
+        out.append([0, 0] + [UInt8](repeating: 0, count: 8) + Array("POST /api HTTP/1.1\r\nContent-Length: 4\r\n\r\nabcd".utf8))
+        out.append([3, 5] + [UInt8](repeating: 1, count: 8) + [8, 1, 2, 3, 4, 5, 6, 7, 8, 0, 12] + [UInt8](repeating: 9, count: 12))
+        out.append([0x17, 0] + [UInt8](repeating: 2, count: 8) + Array("POST /api HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+        return out
+    })
+
 let transportTargets: [FuzzTarget] = [
     frameTarget(.abridged, name: "abridged"),
     frameTarget(.intermediate, name: "intermediate"),
@@ -685,4 +779,5 @@ let transportTargets: [FuzzTarget] = [
     obfuscated2ClientTarget,
     fakeTLSClientTarget,
     serverTransportTarget,
+    httpTransportTarget,
 ]

@@ -20,7 +20,9 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
          creates one there (mode 0600) when the file does not exist (a fresh key in memory without
          --rsa-key), and prints its public PEM and `mtproto-fingerprint: HEX`, then
          `listening on 127.0.0.1:P`. Detects the transport from each connection's first bytes
-         (abridged, intermediate, padded-intermediate, full, obfuscated2), completes handshakes
+         (abridged, intermediate, padded-intermediate, full, obfuscated2, http: POST /api with
+         keep-alive, one response per request, a request with nothing to answer held up to
+         http_wait's max_wait, 25 s without one), completes handshakes
          (permanent and temporary keys, RSA_PAD and the legacy SHA-1 padding), keeps sessions in
          memory, answers ping with pong, sends new_session_created and acks, unpacks containers,
          binds temporary keys, relays secret chats between numbered test users (users.getUsers,
@@ -67,7 +69,7 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
                                     one is refused, the server hello is signed with the secret).
                                     Other openings are refused (--transports overrides)
   ping   connects with transport NAME (abridged, intermediate, padded-intermediate, full,
-         obfuscated2 [abridged inside], obfuscated2-intermediate, obfuscated2-padded), runs the
+         obfuscated2 [abridged inside], obfuscated2-intermediate, obfuscated2-padded, http), runs the
          handshake against the public key(s) in PUB.pem (or a private key file's public half),
          sends ping and checks the pong, sends help.getNearestDc and checks the rpc_error. With
          --secret (as serve's) it goes through the MTProxy: dd uses padded intermediate, ee fake-TLS. Prints
@@ -301,7 +303,9 @@ private func serve(port: UInt16, keyPath: String?, transports: String?, secret: 
         guard now - lastSweep >= 5_000 else { return }
         lastSweep = now
         for line in server.sweep(now: unixNow()) { logLine(line) }
-    }, log: logLine, shouldStop: { mtprotoStopRequested != 0 })
+    }, log: logLine, shouldStop: { mtprotoStopRequested != 0 }, tickPush: { _ in
+        server.expireLongPolls(now: unixNow()).map { PollServer.Push(fd: Int32(clamping: $0.connection), bytes: $0.bytes) }
+    })
     close(listener)
     logLine("stopped; \(server.keysCreated) auth keys were created")
     logLine("limits hit: \(shed) connections shed, \(server.keysEvicted) auth keys forgotten (\(server.keyCount) held), "
@@ -324,9 +328,10 @@ func readServerPublicKeys(_ path: String, _ command: String) -> [RSA.PublicKey] 
 }
 
 /// Client transports by name.
-func clientTransport(_ name: String, dc: Int32) -> ClientTransport.Kind? {
+func clientTransport(_ name: String, dc: Int32, port: UInt16 = 443) -> ClientTransport.Kind? {
     let d = Int16(clamping: dc)
     switch name {
+    case "http": return .http(host: "127.0.0.1:\(port)")
     case "abridged": return .plain(.abridged)
     case "intermediate": return .plain(.intermediate)
     case "padded-intermediate": return .plain(.paddedIntermediate)
@@ -339,7 +344,7 @@ func clientTransport(_ name: String, dc: Int32) -> ClientTransport.Kind? {
 }
 
 private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int32, secret: MTProxySecret?) {
-    guard var kind = clientTransport(name, dc: dc) else { usageError("mtproto ping: unknown transport '\(name)'") }
+    guard var kind = clientTransport(name, dc: dc, port: port) else { usageError("mtproto ping: unknown transport '\(name)'") }
     if let secret {
         // Through an MTProxy: obfuscated2 with the secret (dd: padded intermediate inside), or fake-TLS (ee).
         switch (secret.mode, kind) {

@@ -58,7 +58,8 @@ func secretChatRelayCommand(_ args: [String]) {
     guard let port = o.int("port", cmd), (1...65_535).contains(port) else { usageError("\(cmd): --port must be 1...65535") }
     let keys = readServerPublicKeys(o.require("rsa-key", cmd), cmd)
     let transportName = o.values["transport"] ?? "intermediate"
-    guard let transport = clientTransport(transportName, dc: 2) else { usageError("\(cmd): unknown transport '\(transportName)'") }
+    // Not HTTP: the relay pushes updates, which over HTTP need a long poll this driver does not keep.
+    guard transportName != "http", let transport = clientTransport(transportName, dc: 2) else { usageError("\(cmd): unknown transport '\(transportName)'") }
     var plan = SecretChatRelayClient.Plan()
     plan.messages = o.int("messages", cmd) ?? plan.messages
     plan.burst = o.int("burst", cmd) ?? plan.burst

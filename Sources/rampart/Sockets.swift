@@ -244,10 +244,12 @@ struct PollServer {
     /// Runs until `shouldStop()` is true (checked at least every 500 ms). `onOpen` gets each new
     /// connection and its IPv4 address; `onTick` runs about once a second; `log` gets the loop's own
     /// events (accept failures). `expire` runs with `onTick` and names connections the handler wants
-    /// closed now (its own timeouts), with the reason.
+    /// closed now (its own timeouts), with the reason; `tickPush`, also with `onTick`, gives bytes to
+    /// queue on connections (HTTP long polls that ran out).
     mutating func run(onOpen: (Int32, String) -> Void, onData: (Int32, [UInt8]) -> Reply,
                       onClose: (Int32, CloseReason) -> Void, onTick: (Int64) -> Void, log: (String) -> Void,
-                      shouldStop: () -> Bool, expire: (Int64) -> [(Int32, String)] = { _ in [] }) {
+                      shouldStop: () -> Bool, expire: (Int64) -> [(Int32, String)] = { _ in [] },
+                      tickPush: (Int64) -> [Push] = { _ in [] }) {
         reserveDescriptor = open("/dev/null", O_RDONLY)
         var buffer = [UInt8](repeating: 0, count: limits.readChunk)
         var lastTick = monotonicMilliseconds()
@@ -309,17 +311,7 @@ struct PollServer {
                     if !reply.send.isEmpty { c.out += reply.send }
                     if reply.close { c.closingSince = now }
                 }
-                for p in reply.push where p.fd != fd {
-                    guard let t = clients[p.fd], t.closingSince == nil else { continue }
-                    update(p.fd) { c in
-                        if !p.bytes.isEmpty { c.out += p.bytes }
-                        if p.close { c.closingSince = now }
-                    }
-                    guard flush(p.fd, now: now, onClose), let after = clients[p.fd] else { continue }
-                    if after.pendingOut > limits.maxOutputBytes {
-                        drop(p.fd, .other("output buffer over \(limits.maxOutputBytes) bytes: the peer is not reading"), onClose)
-                    }
-                }
+                deliver(reply.push.filter { $0.fd != fd }, now: now, onClose)
                 guard flush(fd, now: now, onClose), let after = clients[fd] else { continue }
                 if after.pendingOut > limits.maxOutputBytes {
                     drop(fd, .other("output buffer over \(limits.maxOutputBytes) bytes: the peer is not reading"), onClose)
@@ -339,6 +331,7 @@ struct PollServer {
                 }
                 for (fd, why) in expire(now) { drop(fd, .other(why), onClose) }
                 onTick(now)
+                deliver(tickPush(now), now: now, onClose)
             }
         }
         for fd in clients.keys { drop(fd, .other("server stopping"), onClose) }
@@ -357,6 +350,22 @@ struct PollServer {
 
     /// Writes what the socket takes now. False when the connection is gone (closed here: an error,
     /// or a close request whose bytes are all written).
+    /// Queues bytes for other connections (``Reply/push``, or what a tick produced) and writes what
+    /// the sockets take; a connection whose output then exceeds the limit is closed.
+    private mutating func deliver(_ pushes: [Push], now: Int64, _ onClose: (Int32, CloseReason) -> Void) {
+        for p in pushes {
+            guard let t = clients[p.fd], t.closingSince == nil else { continue }
+            update(p.fd) { c in
+                if !p.bytes.isEmpty { c.out += p.bytes }
+                if p.close { c.closingSince = now }
+            }
+            guard flush(p.fd, now: now, onClose), let after = clients[p.fd] else { continue }
+            if after.pendingOut > limits.maxOutputBytes {
+                drop(p.fd, .other("output buffer over \(limits.maxOutputBytes) bytes: the peer is not reading"), onClose)
+            }
+        }
+    }
+
     private mutating func flush(_ fd: Int32, now: Int64, _ onClose: (Int32, CloseReason) -> Void) -> Bool {
         guard var c = clients[fd] else { return false }
         let before = c.held

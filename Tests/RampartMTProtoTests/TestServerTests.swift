@@ -56,6 +56,7 @@ private let transports: [(String, ClientTransport.Kind)] = [
     ("padded intermediate", .plain(.paddedIntermediate)), ("full", .plain(.full)),
     ("obfuscated2 abridged", .obfuscated2(.abridged, dcId: 2, secret: nil)),
     ("obfuscated2 padded", .obfuscated2(.paddedIntermediate, dcId: -2, secret: nil)),
+    ("http", .http(host: "127.0.0.1:443")),
 ]
 
 @Test(arguments: transports.indices)

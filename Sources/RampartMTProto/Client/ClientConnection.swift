@@ -37,6 +37,7 @@ public struct ClientConnection {
         switch kind {
         case .plain(let f), .obfuscated2(let f, _, _): paddedFraming = f == .paddedIntermediate
         case .fakeTLS: paddedFraming = true
+        case .http: paddedFraming = false
         }
         self.handshake = ClientHandshake(configuration: handshake)
     }

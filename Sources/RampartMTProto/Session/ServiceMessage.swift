@@ -30,6 +30,7 @@ public enum ServiceConstructor {
     public static let msgsAllInfo: UInt32 = 0x8cc0_d131
     public static let msgDetailedInfo: UInt32 = 0x276d_3ec6
     public static let msgNewDetailedInfo: UInt32 = 0x809d_b6df
+    public static let httpWait: UInt32 = 0x9299_359f
 }
 
 /// `future_salt#0949d9dc valid_since:int valid_until:int salt:long` (Docs/MTProto.md §2.3, §2.5).
@@ -130,6 +131,9 @@ public enum ServiceMessage: Sendable, Hashable {
     /// `msg_new_detailed_info#809db6df answer_msg_id:long bytes:int status:int`: the same for a message
     /// the receiver did not send (a server-initiated one).
     case msgNewDetailedInfo(answerMsgId: Int64, bytes: Int32, status: Int32)
+    /// `http_wait#9299359f max_delay:int wait_after:int max_wait:int` (HTTP only, Docs/MTProto.md §6.8):
+    /// how long, in milliseconds, the server may hold the HTTP request that carries it.
+    case httpWait(maxDelay: Int32, waitAfter: Int32, maxWait: Int32)
     /// Any other object (an RPC query or result): its constructor id and the whole body, constructor included.
     case unknown(constructor: UInt32, body: [UInt8])
 
@@ -193,6 +197,8 @@ public enum ServiceMessage: Sendable, Hashable {
             self = .destroySessionNone(sessionId: try r.int64())
         case C.rpcDropAnswer:
             self = .rpcDropAnswer(reqMsgId: try r.int64())
+        case C.httpWait:
+            self = .httpWait(maxDelay: try r.int32(), waitAfter: try r.int32(), maxWait: try r.int32())
         case C.rpcAnswerUnknown:
             self = .rpcAnswerUnknown
         case C.rpcAnswerDroppedRunning:
@@ -269,6 +275,8 @@ public enum ServiceMessage: Sendable, Hashable {
             w.constructor(C.destroySessionNone); w.int64(id)
         case .rpcDropAnswer(let id):
             w.constructor(C.rpcDropAnswer); w.int64(id)
+        case let .httpWait(maxDelay, waitAfter, maxWait):
+            w.constructor(C.httpWait); w.int32(maxDelay); w.int32(waitAfter); w.int32(maxWait)
         case .rpcAnswerUnknown:
             w.constructor(C.rpcAnswerUnknown)
         case .rpcAnswerDroppedRunning:
@@ -303,6 +311,7 @@ public enum ServiceMessage: Sendable, Hashable {
         case .msgsAllInfo, .msgDetailedInfo, .msgNewDetailedInfo: return false
         case .rpcAnswerUnknown, .rpcAnswerDroppedRunning, .rpcAnswerDropped: return false
         case .destroySessionOk, .destroySessionNone: return false
+        case .httpWait: return false  // "a special service query not requiring an acknowledgement"
         case .badMsgNotification, .badServerSalt: return false
         default: return true
         }

@@ -20,12 +20,17 @@ public final class ClientTransport {
         case obfuscated2(TransportFraming, dcId: Int16?, secret: SymmetricKey?)
         /// Fake-TLS (§6.7) with an `ee` secret, around obfuscated2 and padded intermediate.
         case fakeTLS(MTProxySecret, dcId: Int16?, unixTime: UInt32)
+        /// HTTP (§6.8): each packet a `POST /api` to `host` (the Host header, e.g. `127.0.0.1:443`),
+        /// each answer a `200` response. The server holds a request that finds nothing to answer;
+        /// send `http_wait` (``ServiceMessage/httpWait(maxDelay:waitAfter:maxWait:)``) to bound it.
+        case http(host: String)
     }
 
     enum State {
         case plain(TransportDecoder, TransportEncoder)
         case obfuscated(Obfuscated2Codec)
         case tls(FakeTLSClient)
+        case http(HTTPClientCodec)
         /// Held for an instant while a plain decoder is mutated in place (so it is uniquely referenced).
         case transient
     }
@@ -49,6 +54,9 @@ public final class ClientTransport {
             state = .tls(try FakeTLSClient(secret: secret, dcId: dc, unixTime: time, maxPacketLength: maxPacketLength,
                                            using: &rng))
             openingPending = true
+        case .http(let host):
+            state = .http(HTTPClientCodec(host: host, maxPacketLength: maxPacketLength))
+            openingPending = false
         }
     }
 
@@ -82,6 +90,7 @@ public final class ClientTransport {
         case .tls(let t):
             let records = try t.encode(packet, quickAckRequest: quickAckRequest, using: &rng)
             return takeOpening() + records
+        case .http(let h): return h.encode(packet)
         case .transient: return []
         }
     }
@@ -95,6 +104,7 @@ public final class ClientTransport {
             state = .plain(d, e)
         case .obfuscated(let o): o.feed(bytes)
         case .tls(let t): t.feed(bytes)
+        case .http(let h): h.feed(bytes)
         case .transient: break
         }
     }
@@ -108,6 +118,7 @@ public final class ClientTransport {
             return try d.next()
         case .obfuscated(let o): return try o.next()
         case .tls(let t): return try t.next()
+        case .http(let h): return try h.next()
         case .transient: return nil
         }
     }

@@ -10,6 +10,8 @@ public enum DetectedTransport: Sendable, Hashable {
     case obfuscated2
     /// Fake-TLS (§6.7): a ClientHello under an `ee` MTProxy secret, then obfuscated2 in TLS records.
     case fakeTLS
+    /// HTTP (§6.8): each packet the body of a `POST`, answered by a `200` response.
+    case http
 }
 
 /// Server-side transport detection (§6.5, §6.6).
@@ -18,14 +20,15 @@ public enum TransportDetector {
     ///
     /// * first byte `EF` → abridged;
     /// * first word `EE EE EE EE` → intermediate, `DD DD DD DD` → padded intermediate;
-    /// * first word `HEAD`, `POST`, `GET `, `OPTI` (HTTP) or `16 03 01 02` (a TLS ClientHello, i.e.
-    ///   fake-TLS) → not served here: ``MTProtoError/unknownTransport``;
+    /// * first word `POST` → HTTP (§6.8);
+    /// * first word `HEAD`, `GET `, `OPTI` (other HTTP methods) or `16 03 01 02` (a TLS ClientHello,
+    ///   i.e. fake-TLS, which only an `ee` secret serves) → ``MTProtoError/unknownTransport``;
     /// * bytes 4..7 zero (the sequence number 0 of a first full frame) → full;
     /// * anything else → obfuscated2, whose header generation excludes all of the above (§6.6 step 1).
     ///
     /// - Returns: the transport, or `nil` when fewer bytes than needed to decide are present (1 byte
     ///   for abridged, 4 for the tagged framings, 8 otherwise).
-    /// - Throws: ``MTProtoError/unknownTransport`` for HTTP and TLS openings.
+    /// - Throws: ``MTProtoError/unknownTransport`` for other HTTP methods and TLS openings.
     public static func detect<C: Collection<UInt8>>(_ prefix: C) throws(MTProtoError) -> DetectedTransport? {
         let p = Array(prefix.prefix(8))
         guard let b0 = p.first else { return nil }
@@ -34,7 +37,8 @@ public enum TransportDetector {
         switch readLE32(p, 0) {
         case 0xEEEE_EEEE: return .plain(.intermediate)
         case 0xDDDD_DDDD: return .plain(.paddedIntermediate)
-        case 0x4441_4548, 0x5453_4F50, 0x2054_4547, 0x4954_504F, 0x0201_0316: throw .unknownTransport
+        case 0x5453_4F50: return .http
+        case 0x4441_4548, 0x2054_4547, 0x4954_504F, 0x0201_0316: throw .unknownTransport
         default: break
         }
         guard p.count >= 8 else { return nil }
@@ -72,6 +76,7 @@ public final class ServerTransport {
         case plain(TransportDecoder, TransportEncoder)
         case obfuscated(Obfuscated2Codec)
         case fakeTLS(FakeTLSServer)
+        case http(HTTPServerCodec)
     }
     var state: State = .detecting
     var pending = ByteQueue()
@@ -94,6 +99,7 @@ public final class ServerTransport {
         case .plain(let d, _): return d.framing
         case .obfuscated(let o): return o.framing
         case .fakeTLS(let t): return t.framing
+        case .http: return nil
         }
     }
 
@@ -114,13 +120,37 @@ public final class ServerTransport {
             state = .plain(d, e)
         case .obfuscated(let o): o.feed(bytes)
         case .fakeTLS(let t): t.feed(bytes)
+        case .http(let h): h.feed(bytes)
         }
     }
 
-    /// Bytes the transport itself must send, not an answer to a packet (fake-TLS's server hello);
-    /// empty otherwise. Write them before anything encoded after them.
+    /// Bytes the transport itself must send, not an answer to a packet (fake-TLS's server hello; HTTP
+    /// responses that a new request let out); empty otherwise. Write them before anything encoded
+    /// after them.
     public func takeOutput() -> [UInt8] {
         if case .fakeTLS(let t) = state { return t.takeOutput() }
+        if case .http(let h) = state { return h.takeOutput() }
+        return []
+    }
+
+    /// HTTP (§6.8): seconds a request that finds nothing to answer is held (a long poll) before it
+    /// gets an empty response; set it from the client's `http_wait` `max_wait`. nil for the other
+    /// transports (setting it then does nothing).
+    public var httpMaxWait: Double? {
+        get { if case .http(let h) = state { return h.maxWait } else { return nil } }
+        set { if case .http(let h) = state, let v = newValue, v.isFinite { h.maxWait = max(0, v) } }
+    }
+
+    /// HTTP: requests received and not yet answered (0 for the other transports).
+    public var heldRequestCount: Int {
+        if case .http(let h) = state { return h.heldCount }
+        return 0
+    }
+
+    /// HTTP: empty responses for the held requests whose wait (``httpMaxWait``) has run out at
+    /// `now` (unix seconds); empty for the other transports.
+    public func expireHeldRequests(now: Double) -> [UInt8] {
+        if case .http(let h) = state { return h.expire(now: now) }
         return []
     }
 
@@ -159,6 +189,11 @@ public final class ServerTransport {
                 state = .plain(d, TransportEncoder(framing: f, role: .server, maxPacketLength: maxPacketLength))
             case .fakeTLS:
                 throw .unknownTransport  // not reported by the detector
+            case .http:
+                guard secret == nil else { throw .unknownTransport }  // a proxy serves obfuscated2 only
+                let h = HTTPServerCodec(maxPacketLength: maxPacketLength)
+                h.feed(pending.takeAll())
+                state = .http(h)
             case .obfuscated2:
                 guard pending.count >= Obfuscated2.headerLength else { return nil }
                 let o = try Obfuscated2Codec(serverHeader: pending.bytes(0..<Obfuscated2.headerLength), secret: secret,
@@ -179,6 +214,9 @@ public final class ServerTransport {
         case .fakeTLS(let t):
             t.unixTime = unixTime
             return try t.next(using: &rng)
+        case .http(let h):
+            h.unixTime = Double(unixTime)
+            return try h.next()
         }
     }
 
@@ -193,6 +231,7 @@ public final class ServerTransport {
             return out
         case .obfuscated(let o): return try o.encode(packet, using: &rng)
         case .fakeTLS(let t): return try t.encode(packet, using: &rng)
+        case .http(let h): return try h.encode(packet)
         }
     }
 
@@ -204,6 +243,7 @@ public final class ServerTransport {
         case .plain(_, let e): return e.encodeQuickAck(value)
         case .obfuscated(let o): return o.encodeQuickAck(value)
         case .fakeTLS(let t): return try t.encodeQuickAck(value)
+        case .http: return []  // HTTP has no quick acks
         }
     }
 
@@ -218,6 +258,7 @@ public final class ServerTransport {
             return out
         case .obfuscated(let o): return try o.encodeTransportError(code, using: &rng)
         case .fakeTLS(let t): return try t.encodeTransportError(code, using: &rng)
+        case .http(let h): return try h.encode(le32Bytes(UInt32(bitPattern: code)))
         }
     }
 }

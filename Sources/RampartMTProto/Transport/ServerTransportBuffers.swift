@@ -12,6 +12,7 @@ extension ServerTransport {
         case .plain(let d, _): return d.bufferedByteCount
         case .obfuscated(let o): return o.decoder.bufferedByteCount
         case .fakeTLS(let t): return t.bufferedByteCount
+        case .http(let h): return h.bufferedByteCount
         }
     }
 
@@ -28,6 +29,8 @@ extension ServerTransport {
             o.decoder.buffer.shrinkToFit()
         case .fakeTLS(let t):
             t.releaseSpareCapacity()
+        case .http(let h):
+            h.releaseSpareCapacity()
         }
     }
 }
