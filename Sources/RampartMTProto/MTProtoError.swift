@@ -34,6 +34,11 @@ public enum MTProtoError: Error, Equatable, Hashable, Sendable {
     /// accept (Docs/MTProto.md §2.3). It was not processed and the session is unchanged (its msg_id is not
     /// consumed); answer it with ``Session/encryptBadServerSalt(answering:now:using:)``.
     case badServerSalt(RejectedSalt)
+    /// Server: an authentic message whose msg_id lies outside the time window (Docs/MTProto.md §1.6.9):
+    /// not processed, the session unchanged; answer it with
+    /// ``Session/encryptBadMsgNotification(answering:now:using:)`` (code 16 or 17), from which the
+    /// client corrects its clock and sends it again.
+    case badMessageTime(RejectedTime)
 
     // MARK: Handshake
     /// A handshake message that does not fit the current state, or whose nonces do not match.
@@ -85,6 +90,8 @@ extension MTProtoError: CustomStringConvertible {
         case .invalidServiceMessage(let why): return "invalid service message: \(why)"
         case .badServerSalt(let r):
             return "message \(hex16(UInt64(bitPattern: r.msgId))) under server salt \(hex16(UInt64(bitPattern: r.salt))) not accepted"
+        case .badMessageTime(let r):
+            return "message \(hex16(UInt64(bitPattern: r.msgId))) outside the time window (code \(r.code))"
         case .handshakeFailed(let why): return "handshake failed: \(why)"
         case let .wrongDC(requested, served): return "handshake failed: the client asked for DC \(requested), this server is DC \(served)"
         case .dhCheckFailed(let why): return "Diffie-Hellman check failed: \(why)"
@@ -119,6 +126,26 @@ public struct RejectedSalt: Sendable, Hashable {
         self.seqNo = seqNo
         self.sessionId = sessionId
         self.salt = salt
+    }
+}
+
+/// What a server needs to answer a message whose msg_id is outside the time window with
+/// `bad_msg_notification` (Docs/MTProto.md §2.5).
+public struct RejectedTime: Sendable, Hashable {
+    /// The packet's (outer) msg_id: `bad_msg_id` of the answer.
+    public var msgId: Int64
+    /// The packet's (outer) seq_no: `bad_msg_seqno` of the answer.
+    public var seqNo: Int32
+    /// The packet's session_id, in which the answer goes.
+    public var sessionId: Int64
+    /// 16 (msg_id too low: the client's clock is behind) or 17 (too high: ahead).
+    public var code: Int32
+
+    public init(msgId: Int64, seqNo: Int32, sessionId: Int64, code: Int32) {
+        self.msgId = msgId
+        self.seqNo = seqNo
+        self.sessionId = sessionId
+        self.code = code
     }
 }
 

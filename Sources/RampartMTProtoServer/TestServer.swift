@@ -372,6 +372,27 @@ public struct TestServer {
         return out
     }
 
+    /// Forgets every temporary key (a test hook: temporary keys live in memory only, and a server
+    /// restart loses them). Their clients get −404 and make new ones.
+    public mutating func forgetTemporaryKeys() {
+        keys = keys.filter { $0.value.expiresAt == nil }
+    }
+
+    /// Forgets every session while keeping the keys and their salts (a test hook: what a server
+    /// restart that kept only the keys looks like). The next message of each client starts a new
+    /// session there, with `new_session_created`.
+    public mutating func forgetSessions() {
+        for (id, var state) in keys {
+            var fresh = Session(server: state.session.authKey, salt: state.session.salts.current)
+            fresh.salts = state.session.salts
+            fresh.acceptsNewSessions = true
+            state.session = fresh
+            state.replies = StandardServerReplies()
+            state.otherSessions = [:]
+            keys[id] = state
+        }
+    }
+
     /// Messages received on connection `id` so far (for the log line that closes it); 0 for an
     /// unknown id.
     public func messageCount(of id: TestServerConnectionID) -> Int { connections[id]?.messages ?? 0 }
@@ -480,6 +501,23 @@ public struct TestServer {
             let sent: Bool
             do {
                 let out = try state.session.encryptBadServerSalt(answering: rejected, now: now, using: &rng)
+                reply.send += try conn.transport.encode(out.packet, using: &rng)
+                sent = true
+            } catch {
+                reply.log.append("connection \(id): cannot answer (\(error)), closing")
+                sent = false
+            }
+            keys[keyId] = state
+            return sent
+        } catch .badMessageTime(let rejected) {
+            // Time window (Docs/MTProto.md §1.6.9): an authentic message whose msg_id is too far off
+            // is answered with bad_msg_notification 16/17, whose msg_id carries the server's time;
+            // the client corrects its clock and sends it again. Nothing was committed.
+            touch(&state, now: now)
+            reply.log.append("connection \(id): msg_id outside the time window, answering bad_msg_notification \(rejected.code)")
+            let sent: Bool
+            do {
+                let out = try state.session.encryptBadMsgNotification(answering: rejected, now: now, using: &rng)
                 reply.send += try conn.transport.encode(out.packet, using: &rng)
                 sent = true
             } catch {

@@ -283,8 +283,10 @@ private func fuzzConnection(_ data: [UInt8], mutateToServer: Bool) {
                 if case .pong(_, let id)? = try? m.decoded(), id == pingId { pinged = true }
             case .transportError(let code):
                 FuzzCheck.require(touched, "transport error \(code) on a genuine connection")
-            case .quickAck, .request:
+            case .quickAck, .request, .temporaryKeyBound:
                 break
+            case .keyLost:
+                FuzzCheck.require(touched, "key lost on a genuine connection")
             }
         }
         if pinged { break }

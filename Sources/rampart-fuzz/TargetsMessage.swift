@@ -377,6 +377,18 @@ private func checkSessionPacket(_ session: inout Session, _ policy: inout Standa
         reference = r
         outsideWindow = true
     }
+    // A server answers an authentic message outside the time window with bad_msg_notification 16/17
+    // (nothing committed), if its replay window would take it.
+    var timeRejection: RejectedTime?
+    if reference == nil, role == .server, let t = serverTime,
+       let r = ReferenceEnvelope.open(packet, key: session.authKey, direction: role.incoming, sessionId: expectedSession,
+                                      serverTime: nil, window: nil) {
+        let window = r.header.sessionId != session.sessionId ? ReplayWindow(capacity: session.replayWindow.capacity) : session.replayWindow
+        if window.accepts(r.header.msgId) {
+            timeRejection = RejectedTime(msgId: r.header.msgId, seqNo: r.header.seqNo, sessionId: r.header.sessionId,
+                                         code: r.header.msgId > MessageID.scaled(t) ? 17 : 16)
+        }
+    }
     if let r = reference, role == .server {
         // The server's window: a fresh one for a packet that starts a new session.
         let window = r.header.sessionId != session.sessionId ? ReplayWindow(capacity: session.replayWindow.capacity) : session.replayWindow
@@ -395,6 +407,20 @@ private func checkSessionPacket(_ session: inout Session, _ policy: inout Standa
         messages = try session.decrypt(packet, now: now)
     } catch {
         FuzzCheck.require(SessionSnapshot(session) == before, "a failed decrypt (\(error)) changed the session")
+        if let want = timeRejection {
+            FuzzCheck.require(error == .badMessageTime(want), "a message outside the time window threw \(error)")
+            FuzzStats.note("session: msg_id outside the time window answered")
+            guard let out = try? session.encryptBadMsgNotification(answering: want, now: now, using: &rng),
+                  let opened = ReferenceEnvelope.open(out.packet, key: session.authKey, direction: role.outgoing,
+                                                      sessionId: want.sessionId, serverTime: nil, window: nil) else {
+                FuzzCheck.fail("the bad_msg_notification answer does not open")
+            }
+            FuzzCheck.require(opened.body == ServiceMessage.badMsgNotification(badMsgId: want.msgId, badMsgSeqNo: want.seqNo,
+                                                                               errorCode: want.code).encoded(), "bad_msg_notification body")
+            FuzzCheck.require(SessionSnapshot(session).replayWindow == before.replayWindow
+                              && SessionSnapshot(session).sessionId == before.sessionId, "answering a time rejection changed the receive state")
+            return
+        }
         if let want = saltRejection {
             FuzzCheck.require(error == .badServerSalt(want), "a message under a bad salt threw \(error)")
             FuzzStats.note("session: bad salt refused")

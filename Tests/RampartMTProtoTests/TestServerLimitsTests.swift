@@ -47,7 +47,7 @@ private struct LimitHarness {
                 case .handshakeCompleted(let r): c.result = r
                 case .transportError(let code): c.transportErrors.append(code)
                 case .message(let m): if case .pong? = try? m.decoded() { c.pongs += 1 }
-                case .quickAck, .request: break
+                case .quickAck, .request, .temporaryKeyBound, .keyLost: break
                 }
             }
             toServer = back

@@ -1,6 +1,8 @@
 // A sans-I/O MTProto client connection: a transport codec, the auth-key handshake on unencrypted
-// messages, then an encrypted session. `rampart mtproto ping` drives it over a socket; the tests
-// drive it against the test server (RampartMTProtoServer) in memory.
+// messages, then an encrypted session; with a permanent key given, temporary keys as a lifecycle
+// (Docs/MTProto.md §5.1): bound automatically, rotated before they expire, made again when the server
+// has lost one. `rampart mtproto ping` drives it over a socket; the tests drive it against the test
+// server (RampartMTProtoServer) in memory.
 
 /// A client connection: bytes in, bytes and events out.
 public struct ClientConnection {
@@ -17,12 +19,44 @@ public struct ClientConnection {
         /// What the request layer made of the messages: answers and errors routed to their
         /// requests, a session that started over. (Every message is also reported as ``message(_:)``.)
         case request(RequestLayer.Event)
+        /// The temporary key was bound to ``permanentKey`` (`auth.bindTempAuthKey` answered true):
+        /// the requests held until then go out with the bytes of the same call.
+        case temporaryKeyBound(expiresAt: Int32)
+        /// The server no longer knows the key in use (transport error −404 under it: a temporary key
+        /// that expired or was lost, or a forgotten key). The session is dropped and the unanswered
+        /// requests wait; the server closes the connection after −404, so open a new one and call
+        /// ``reconnect(now:using:)``, which makes (and binds) a new key first.
+        case keyLost
     }
 
-    public let transport: ClientTransport
+    /// The transport this connection was created with (``reconnect(now:using:)`` opens another of it).
+    public let transportKind: ClientTransport.Kind
+    /// The transport codec of the current connection.
+    public private(set) var transport: ClientTransport
     let paddedFraming: Bool
+    let handshakeConfiguration: ClientHandshake.Configuration
     var handshake: ClientHandshake
+    /// Whether a handshake is under way (the first one, or a new key while the old one still serves).
+    public private(set) var handshakeInProgress = false
     var ids = MessageIDGenerator(role: .client)
+    /// The permanent key every temporary key is bound to (perfect forward secrecy, Docs/MTProto.md §5):
+    /// with one, the handshake makes temporary keys and each is bound before anything else is sent
+    /// under it. nil: the handshake's key is used as it is.
+    public let permanentKey: AuthKey?
+    /// How long before a temporary key's expiry ``tick(now:using:)`` starts the next one (seconds;
+    /// default 60, at most half the key's lifetime).
+    public var rotationMargin: Double = 60
+    /// When the key in use expires (local clock, unix seconds); nil for a permanent key.
+    public private(set) var keyExpiresAt: Double?
+    /// The pending `auth.bindTempAuthKey`, if one is in flight.
+    var bindRequest: RequestLayer.RequestID?
+    /// Temporary keys made, bound and lost over this object's life.
+    public private(set) var keysMade = 0, keysBound = 0, keysLost = 0
+    /// Packets under an auth key other than the current one (a replaced key's late answers), ignored.
+    public private(set) var ignoredPackets = 0
+    /// Packets under the current key that the session refused (``MTProtoError/rejectedMessage``: a
+    /// duplicate, a replay, a failed check), dropped without ending the connection.
+    public private(set) var rejectedPackets = 0
     /// The encrypted session, once the handshake has finished.
     public private(set) var session: Session?
     /// The requests in flight (Docs/MTProto.md §2.6): ``send(_:now:quickAck:using:)`` and
@@ -30,10 +64,20 @@ public struct ClientConnection {
     /// returns the re-sends it asks for.
     public private(set) var requests = RequestLayer()
 
-    /// - Throws: as ``ClientTransport/init(_:maxPacketLength:using:)``.
+    /// - Parameters:
+    ///   - permanentKey: bind every key the handshake makes to this one (the handshake's mode must
+    ///     then be ``ClientHandshake/Mode/temporary(expiresIn:)``).
+    /// - Throws: as ``ClientTransport/init(_:maxPacketLength:using:)``; ``MTProtoError/handshakeFailed(_:)``
+    ///   for a permanent key with a permanent-key handshake.
     public init<R: RandomNumberGenerator>(transport kind: ClientTransport.Kind, handshake: ClientHandshake.Configuration,
-                                          using rng: inout R) throws(MTProtoError) {
+                                          permanentKey: AuthKey? = nil, using rng: inout R) throws(MTProtoError) {
+        if permanentKey != nil, case .permanent = handshake.mode {
+            throw .handshakeFailed("a permanent key binds temporary keys: the handshake must make temporary ones")
+        }
+        transportKind = kind
         transport = try ClientTransport(kind, using: &rng)
+        self.permanentKey = permanentKey
+        handshakeConfiguration = handshake
         switch kind {
         case .plain(let f), .obfuscated2(let f, _, _): paddedFraming = f == .paddedIntermediate
         case .fakeTLS: paddedFraming = true
@@ -44,11 +88,71 @@ public struct ClientConnection {
 
     /// The first bytes to send: the transport's opening and `req_pq_multi`.
     public mutating func start<R: RandomNumberGenerator>(now: Double, using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        try startHandshake(now: now, using: &rng)
+    }
+
+    private mutating func startHandshake<R: RandomNumberGenerator>(now: Double, using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        handshake = ClientHandshake(configuration: handshakeConfiguration)
+        handshakeInProgress = true
         let body = handshake.start(using: &rng)
         return try transport.encode(UnencryptedMessage.encode(msgId: ids.next(now: now), body: body), using: &rng)
     }
 
-    /// Handles bytes from the server: returns what to send back (handshake steps) and the events.
+    /// What is due at `now` without anything received: a new temporary key when the current one
+    /// expires within ``rotationMargin`` (its handshake runs on this connection while the old key
+    /// keeps serving; the new key replaces it once bound, and the unanswered requests go again under
+    /// it), and acks that are due. Call it now and then (every few seconds).
+    public mutating func tick<R: RandomNumberGenerator>(now: Double, using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        var out: [UInt8] = []
+        if let expiry = keyExpiresAt, session != nil, !handshakeInProgress,
+           now >= expiry - rotationMargin {
+            out += try startHandshake(now: now, using: &rng)
+        }
+        if var s = session, requests.acksDue(in: s) {
+            out += try pack(&s, now: now, using: &rng)
+            session = s
+        }
+        return out
+    }
+
+    /// Starts over on a new connection of the same transport (after the server closed the old one,
+    /// after ``Event/keyLost``, or after ``receive(_:now:using:)`` threw): returns the first bytes for it. Without a key, a new handshake
+    /// (and, with ``permanentKey``, its binding); with one, the unanswered requests again, under new
+    /// msg_ids (what was sent on the old connection may never be answered).
+    public mutating func reconnect<R: RandomNumberGenerator>(now: Double, using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        transport = try ClientTransport(transportKind, using: &rng)
+        let opening = transport.takeOpening()
+        guard var s = session else { return opening + (try startHandshake(now: now, using: &rng)) }
+        // A new key's handshake on the old connection is abandoned; ``tick(now:using:)`` starts it again.
+        handshakeInProgress = false
+        requests.requeueUnanswered()
+        let out = try pack(&s, now: now, using: &rng)
+        session = s
+        return opening + out
+    }
+
+    /// Encrypts and frames what the request layer has due.
+    private mutating func pack<R: RandomNumberGenerator>(_ s: inout Session, now: Double, using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        var out: [UInt8] = []
+        for p in try requests.makePackets(session: &s, now: now, using: &rng) { out += try transport.encode(p.packet, using: &rng) }
+        return out
+    }
+
+    /// The key in use is gone: drop the session, keep the requests for the next key.
+    private mutating func loseKey() {
+        session = nil
+        keyExpiresAt = nil
+        bindRequest = nil
+        handshakeInProgress = false
+        keysLost += 1
+        requests.requeueUnanswered()
+        requests.holdsRequests = permanentKey != nil
+    }
+
+    /// Handles bytes from the server: returns what to send back (handshake steps, re-sends, acks,
+    /// the binding of a new key and the requests it was holding) and the events.
+    /// - Throws: the transport's and the session's errors; ``MTProtoError/handshakeFailed(_:)`` when
+    ///   the server refuses to bind a temporary key.
     public mutating func receive<R: RandomNumberGenerator>(_ bytes: [UInt8], now: Double,
                                                            using rng: inout R) throws(MTProtoError) -> (send: [UInt8], events: [Event]) {
         transport.feed(bytes)
@@ -57,21 +161,49 @@ public struct ClientConnection {
         while let event = try transport.next() {
             switch event {
             case .quickAck(let v): events.append(.quickAck(v))
-            case .transportError(let c): events.append(.transportError(c))
+            case .transportError(let c):
+                events.append(.transportError(c))
+                if c == -404, session != nil || handshakeInProgress {
+                    loseKey()
+                    events.append(.keyLost)
+                }
             case .packet(let packet, _):
-                if var s = session {
+                let keyId = EncryptedMessage.authKeyId(of: packet)
+                if var s = session, keyId != 0 {
+                    guard keyId == s.authKey.id else {
+                        ignoredPackets += 1  // a replaced key's late answer: its requests went again
+                        continue
+                    }
                     let trimmed = EncryptedMessage.droppingTransportJunk(packet, padded: paddedFraming)
-                    let messages = try s.decrypt(trimmed, now: now)
+                    let messages: [IncomingMessage]
+                    do {
+                        messages = try s.decrypt(trimmed, now: now)
+                    } catch .rejectedMessage {
+                        // A duplicate, a replay or a packet that fails the checks: dropped, nothing
+                        // released, the connection goes on (as MtProtoKit drops what it cannot accept).
+                        rejectedPackets += 1
+                        continue
+                    }
                     for m in messages { events.append(.message(m)) }
                     for e in requests.receive(messages, session: &s, using: &rng) {
                         if case .message = e { continue }
+                        if let id = bindRequest, try bindAnswered(e, id: id, now: now) {
+                            bindRequest = nil
+                            keysBound += 1
+                            requests.holdsRequests = false
+                            events.append(.temporaryKeyBound(expiresAt: Int32(clamping: Int64(s.messageIds.serverTime(at: now)
+                                + (keyExpiresAt ?? now) - now))))
+                            continue
+                        }
                         events.append(.request(e))
                     }
-                    // Re-sends, owed answers and acks that are due go out at once.
-                    for p in try requests.makePackets(session: &s, now: now, using: &rng) {
-                        out += try transport.encode(p.packet, using: &rng)
-                    }
+                    // Re-sends, owed answers, acks that are due, requests a binding released.
+                    out += try pack(&s, now: now, using: &rng)
                     session = s
+                    continue
+                }
+                guard handshakeInProgress else {
+                    ignoredPackets += 1
                     continue
                 }
                 let message = try UnencryptedMessage.decode(packet, allowTrailingBytes: true)
@@ -79,8 +211,8 @@ public struct ClientConnection {
                 case .send(let body):
                     out += try transport.encode(UnencryptedMessage.encode(msgId: ids.next(now: now), body: body), using: &rng)
                 case .completed(let result):
-                    session = Session(client: result.authKey, sessionId: Int64(bitPattern: rng.next()), salt: result.serverSalt,
-                                      timeOffset: Double(result.timeOffset))
+                    handshakeInProgress = false
+                    out += try adopt(result, now: now, using: &rng)
                     events.append(.handshakeCompleted(result))
                 }
             }
@@ -88,13 +220,54 @@ public struct ClientConnection {
         return (out, events)
     }
 
+    /// A new key from the handshake: a new session under it (a replaced key's unanswered requests go
+    /// again here), and with ``permanentKey`` its binding first, everything else held until bound.
+    private mutating func adopt<R: RandomNumberGenerator>(_ result: HandshakeResult, now: Double,
+                                                          using rng: inout R) throws(MTProtoError) -> [UInt8] {
+        let replacing = session != nil
+        var s = Session(client: result.authKey, sessionId: Int64(bitPattern: rng.next()), salt: result.serverSalt,
+                        timeOffset: Double(result.timeOffset))
+        keysMade += 1
+        keyExpiresAt = result.expiresIn.map { now + Double($0) }
+        if let e = result.expiresIn { rotationMargin = min(rotationMargin, Double(e) / 2) }
+        if replacing { requests.requeueUnanswered() }
+        guard let perm = permanentKey, let lifetime = result.expiresIn else {
+            let out = try pack(&s, now: now, using: &rng)  // what waited for the key
+            session = s
+            return out
+        }
+        let expiresAt = Int32(clamping: Int64(s.messageIds.serverTime(at: now)) + Int64(lifetime))
+        requests.holdsRequests = true
+        bindRequest = requests.enqueueBind(TempKeyBinding.Request(permanentKey: perm, temporaryKey: result.authKey,
+                                                                  expiresAt: expiresAt, using: &rng))
+        let out = try pack(&s, now: now, using: &rng)
+        session = s
+        return out
+    }
+
+    /// Whether `event` answers the binding `id`: true when it says `boolTrue`.
+    /// - Throws: ``MTProtoError/handshakeFailed(_:)`` when the server refused the binding.
+    private func bindAnswered(_ event: RequestLayer.Event, id: RequestLayer.RequestID, now: Double) throws(MTProtoError) -> Bool {
+        switch event {
+        case .result(id, let body):
+            guard body == [0xB5, 0x75, 0x72, 0x99] else { throw .handshakeFailed("auth.bindTempAuthKey answered false") }
+            return true
+        case .rpcError(id, let e): throw .handshakeFailed("auth.bindTempAuthKey refused: \(e.code) \(e.message)")
+        case .undecodableResult(id, let why): throw .handshakeFailed("auth.bindTempAuthKey: \(why)")
+        default: return false
+        }
+    }
+
     /// Queues one RPC query in ``requests`` and encrypts and frames what is due (the query, with
     /// pending acks riding along in a container). Returns the bytes and the request's handle; its
-    /// answer arrives as ``Event/request(_:)``.
-    /// - Throws: ``MTProtoError/handshakeFailed(_:)`` before the handshake has finished.
+    /// answer arrives as ``Event/request(_:)``. Before the handshake has finished (or while a new
+    /// key is being made or bound) the bytes are empty: the query goes out with the key.
     public mutating func request<R: RandomNumberGenerator>(_ body: [UInt8], now: Double, quickAck: Bool = false,
                                                            using rng: inout R) throws(MTProtoError) -> (bytes: [UInt8], id: RequestLayer.RequestID) {
-        guard var s = session else { throw .handshakeFailed("no session yet") }
+        guard var s = session else {
+            // No key yet (or it was lost): the query waits and goes out once the key is there.
+            return ([], requests.enqueue(body))
+        }
         var layer = requests
         let id = layer.enqueue(body)
         var bytes: [UInt8] = []

@@ -59,6 +59,8 @@ public struct RequestLayer: Sendable {
 
     struct Request: Sendable {
         let body: [UInt8]
+        /// An `auth.bindTempAuthKey`, whose body is built at packing (it embeds its own msg_id).
+        var bind: TempKeyBinding.Request?
         /// The msg_id of its latest sending; nil while queued.
         var msgId: Int64?
         /// The server acknowledged it (msgs_ack, or msgs_all_info "received").
@@ -80,6 +82,12 @@ public struct RequestLayer: Sendable {
 
     public init() {}
 
+    /// While true, ``makePackets(session:now:flushAcks:using:)`` sends only `auth.bindTempAuthKey`
+    /// calls (``enqueueBind(_:)``) and service messages; other requests wait. An unbound temporary
+    /// key may carry nothing else (Docs/MTProto.md §5); ``ClientConnection`` sets it until its key is
+    /// bound.
+    public var holdsRequests = false
+
     /// Requests not yet answered (queued or sent).
     public var pendingCount: Int { requests.count }
     /// Requests waiting to be packed.
@@ -96,6 +104,21 @@ public struct RequestLayer: Sendable {
         queue.append(id)
         return id
     }
+
+    /// Queues an `auth.bindTempAuthKey` call. It travels alone, its body built when it is packed (and
+    /// rebuilt for each re-send) with the msg_id and session_id of the message that carries it, and
+    /// it goes out even while ``holdsRequests`` is set.
+    public mutating func enqueueBind(_ request: TempKeyBinding.Request) -> RequestID {
+        let id = enqueue([])
+        requests[id]?.bind = request
+        requests[id]?.alone = true
+        return id
+    }
+
+    /// Queues every request that was sent and not answered again (with new msg_ids at the next
+    /// packing): what a client does when its messages can no longer be answered where they went (a
+    /// new connection, a new key).
+    public mutating func requeueUnanswered() { requeueAll() }
 
     /// Forgets a request: a queued one is dropped, a sent one gets `rpc_drop_answer` (its answer, if
     /// any still comes, is ignored). Returns whether the request was pending.
@@ -124,10 +147,17 @@ public struct RequestLayer: Sendable {
     public mutating func makePackets<R: RandomNumberGenerator>(session: inout Session, now: Double, flushAcks: Bool = false,
                                                               using rng: inout R) throws(MTProtoError) -> [OutgoingMessage] {
         if session.role == .client, session.messageIds.clockWentBack(now: now) {
-            // The first encrypt below starts a new session: nothing sent in the old one will be answered.
+            // A new session (as the first encrypt would start): nothing sent in the old one will be answered.
+            session.startNewSession(using: &rng)
             requeueAll()
         }
         queue.sort()  // re-sent requests go in the order they were made (sorted once here, not per re-send)
+        var held: [RequestID] = []
+        if holdsRequests {
+            held = queue.filter { requests[$0]?.bind == nil }
+            queue = queue.filter { requests[$0]?.bind != nil }
+        }
+        defer { queue = held + queue }
         let sendAcks = flushAcks || acksDue(in: session) || !queue.isEmpty || !owed.isEmpty
         var items: [(body: OutgoingBody, request: RequestID?, alone: Bool)] = owed.map { ($0, nil, false) }
         for id in queue {
@@ -154,10 +184,19 @@ public struct RequestLayer: Sendable {
                     j += 1
                 }
             }
-            let group = items[i..<j]
+            var group = items[i..<j]
             let out: OutgoingMessage
-            do {
-                out = try session.encrypt(group.map(\.body), now: now, using: &rng)
+            do throws(MTProtoError) {
+                if let id = group.first?.request, let bind = requests[id]?.bind, let sid = session.sessionId {
+                    // auth.bindTempAuthKey names its own msg_id: build it for the id this message gets.
+                    var probe = session.messageIds
+                    let msgId = probe.next(now: now)
+                    group[i].body = OutgoingBody(try bind.body(msgId: msgId, temporarySessionId: sid), contentRelated: true)
+                    out = try session.encrypt(group.map(\.body), now: now, using: &rng)
+                    guard out.msgId == msgId else { throw .invalidMessage("auth.bindTempAuthKey went out under another msg_id") }
+                } else {
+                    out = try session.encrypt(group.map(\.body), now: now, using: &rng)
+                }
             } catch {
                 // What was not sent goes back in order.
                 for (k, item) in items.enumerated() where k >= i && k != ackIndex {

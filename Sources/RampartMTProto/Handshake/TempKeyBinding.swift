@@ -13,6 +13,66 @@ public enum TempKeyBinding {
         public var temporarySessionId: Int64
     }
 
+    /// An `auth.bindTempAuthKey` call whose randomness is drawn but whose msg_id is not known yet: the
+    /// body embeds the msg_id and session of the message that carries it, so a request layer builds
+    /// it when it packs the message (and again, with the new msg_id, for every re-send).
+    public struct Request: Sendable {
+        public let permanentKey: AuthKey
+        public let temporaryKey: AuthKey
+        /// `expires_at`, unix seconds.
+        public let expiresAt: Int32
+        /// The call's and the inner object's `nonce`.
+        public let nonce: Int64
+        /// 16 bytes standing in for salt and session, then the 8 padding bytes.
+        let filler: [UInt8]
+
+        /// Draws the randomness: the nonce, then the 16 bytes standing in for salt and session, then
+        /// the padding (the order ``TempKeyBinding/makeRequest(permanentKey:temporaryKey:temporarySessionId:expiresAt:msgId:using:)`` uses).
+        public init<R: RandomNumberGenerator>(permanentKey: AuthKey, temporaryKey: AuthKey, expiresAt: Int32, using rng: inout R) {
+            self.permanentKey = permanentKey
+            self.temporaryKey = temporaryKey
+            self.expiresAt = expiresAt
+            nonce = Int64(bitPattern: rng.next())
+            filler = MTProtoRandom.bytes(16, using: &rng) + MTProtoRandom.bytes(8, using: &rng)
+        }
+
+        /// The call's body for the message `msgId` in session `temporarySessionId` under the
+        /// temporary key.
+        public func body(msgId: Int64, temporarySessionId: Int64) throws(MTProtoError) -> [UInt8] {
+            var inner = TLWriter(capacity: 40)
+            inner.constructor(HandshakeConstructor.bindAuthKeyInner)
+            inner.int64(nonce)
+            inner.uint64(temporaryKey.id)
+            inner.uint64(permanentKey.id)
+            inner.int64(temporarySessionId)
+            inner.int32(expiresAt)
+            var plain = TLWriter(capacity: 80)
+            plain.raw(filler[0..<16])
+            plain.int64(msgId)
+            plain.int32(0)
+            plain.int32(Int32(inner.bytes.count))
+            plain.raw(inner.bytes)
+            let msgKey = MessageKey.v1(plaintext: plain.bytes)
+            var padded = plain.bytes + filler[16..<(16 + (16 - plain.bytes.count % 16) % 16)]
+            defer { padded.withUnsafeMutableBytes { secureZero($0) } }
+            var (key, iv) = try MessageKDF.v1(authKey: permanentKey, messageKey: msgKey, direction: .clientToServer)
+            defer { key.withUnsafeMutableBytes { secureZero($0) }; iv.withUnsafeMutableBytes { secureZero($0) } }
+            let encrypted: [UInt8]
+            do {
+                encrypted = try AES.IGE.encrypt(padded, using: try AES.Cipher(key: key), iv: iv)
+            } catch {
+                throw .primitive(error)
+            }
+            var w = TLWriter(capacity: 128)
+            w.constructor(HandshakeConstructor.bindTempAuthKey)
+            w.uint64(permanentKey.id)
+            w.int64(nonce)
+            w.int32(expiresAt)
+            w.tlBytes(permanentKey.idBytes + msgKey + encrypted)
+            return w.bytes
+        }
+    }
+
     /// The body of `auth.bindTempAuthKey(perm_auth_key_id, nonce, expires_at, encrypted_message)`,
     /// to be sent as a content-related message with msg_id `msgId` in session `temporarySessionId`
     /// under the temporary key. Randomness: the nonce, then the 16 bytes standing in for salt and
@@ -20,38 +80,8 @@ public enum TempKeyBinding {
     public static func makeRequest<R: RandomNumberGenerator>(permanentKey: AuthKey, temporaryKey: AuthKey,
                                                              temporarySessionId: Int64, expiresAt: Int32, msgId: Int64,
                                                              using rng: inout R) throws(MTProtoError) -> [UInt8] {
-        let nonce = Int64(bitPattern: rng.next())
-        var inner = TLWriter(capacity: 40)
-        inner.constructor(HandshakeConstructor.bindAuthKeyInner)
-        inner.int64(nonce)
-        inner.uint64(temporaryKey.id)
-        inner.uint64(permanentKey.id)
-        inner.int64(temporarySessionId)
-        inner.int32(expiresAt)
-        var plain = TLWriter(capacity: 80)
-        plain.raw(MTProtoRandom.bytes(16, using: &rng))
-        plain.int64(msgId)
-        plain.int32(0)
-        plain.int32(Int32(inner.bytes.count))
-        plain.raw(inner.bytes)
-        let msgKey = MessageKey.v1(plaintext: plain.bytes)
-        var padded = plain.bytes + MTProtoRandom.bytes((16 - plain.bytes.count % 16) % 16, using: &rng)
-        defer { padded.withUnsafeMutableBytes { secureZero($0) } }
-        var (key, iv) = try MessageKDF.v1(authKey: permanentKey, messageKey: msgKey, direction: .clientToServer)
-        defer { key.withUnsafeMutableBytes { secureZero($0) }; iv.withUnsafeMutableBytes { secureZero($0) } }
-        let encrypted: [UInt8]
-        do {
-            encrypted = try AES.IGE.encrypt(padded, using: try AES.Cipher(key: key), iv: iv)
-        } catch {
-            throw .primitive(error)
-        }
-        var w = TLWriter(capacity: 128)
-        w.constructor(HandshakeConstructor.bindTempAuthKey)
-        w.uint64(permanentKey.id)
-        w.int64(nonce)
-        w.int32(expiresAt)
-        w.tlBytes(permanentKey.idBytes + msgKey + encrypted)
-        return w.bytes
+        try Request(permanentKey: permanentKey, temporaryKey: temporaryKey, expiresAt: expiresAt, using: &rng)
+            .body(msgId: msgId, temporarySessionId: temporarySessionId)
     }
 
     /// Verifies an `auth.bindTempAuthKey` body that arrived as message `outerMsgId` in session

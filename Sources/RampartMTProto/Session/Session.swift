@@ -229,6 +229,22 @@ public struct Session: Sendable {
                         isResponse: true, using: &rng)
     }
 
+    /// Server: encrypts the `bad_msg_notification` (code 16 or 17) owed for a message that
+    /// ``decrypt(_:now:)`` refused with ``MTProtoError/badMessageTime(_:)``, in that message's
+    /// session_id, like ``encryptBadServerSalt(answering:now:using:)``; its msg_id carries the server's
+    /// time, from which the client corrects its clock.
+    /// - Throws: ``MTProtoError/invalidMessage(_:)`` for a client session.
+    public mutating func encryptBadMsgNotification<R: RandomNumberGenerator>(
+        answering rejected: RejectedTime, now: Double, using rng: inout R
+    ) throws(MTProtoError) -> OutgoingMessage {
+        guard role == .server else { throw .invalidMessage("bad_msg_notification 16/17 is sent by a server") }
+        let body = ServiceMessage.badMsgNotification(badMsgId: rejected.msgId, badMsgSeqNo: rejected.seqNo,
+                                                     errorCode: rejected.code).encoded()
+        var seq = rejected.sessionId == sessionId ? seqNo : SeqNoCounter()
+        return try seal(body, contentRelated: false, sessionId: rejected.sessionId, seqNo: &seq, now: now,
+                        isResponse: true, using: &rng)
+    }
+
     /// Encrypts one body under `sid` with the next msg_id and the seq_no from `seq`; commits the
     /// msg_id generator and `seq` only on success.
     private mutating func seal<R: RandomNumberGenerator>(
@@ -339,7 +355,7 @@ public struct Session: Sendable {
         guard var m = EncryptedMessage.open(packet, authKey: authKey, direction: role.incoming, sessionId: expected,
                                             serverTime: serverTime, timeWindow: timeWindow,
                                             window: role == .client ? replayWindow : nil,
-                                            allowOutsideTimeWindow: role == .client)
+                                            allowOutsideTimeWindow: true)
         else { throw .rejectedMessage }
         do {
             return try accept(m, now: now)
@@ -354,6 +370,13 @@ public struct Session: Sendable {
         let newSession = role == .server && m.header.sessionId != sessionId
         let window = newSession ? ReplayWindow(capacity: replayWindow.capacity) : replayWindow
         guard window.accepts(m.header.msgId) else { throw .rejectedMessage }
+        // Server: an authentic message outside the time window is answered with bad_msg_notification
+        // 16/17 (the client's only way to learn that its clock is off), not processed, nothing committed.
+        if role == .server, !m.isInTimeWindow {
+            let tooHigh = m.header.msgId > MessageID.scaled(messageIds.serverTime(at: now))
+            throw .badMessageTime(RejectedTime(msgId: m.header.msgId, seqNo: m.header.seqNo, sessionId: m.header.sessionId,
+                                               code: tooHigh ? 17 : 16))
+        }
         // Server salt (Docs/MTProto.md §2.3), checked before anything is committed: a message under a salt
         // that is neither current nor a valid future one is not processed, and must not consume its
         // msg_id or start a session (the client re-sends it under the new salt).
