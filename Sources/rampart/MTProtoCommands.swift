@@ -13,7 +13,7 @@ import RampartMTProtoServer
 
 let mtprotoUsage = """
 usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,...] [--secret HEX] [--drop-secret-message N] [limits]
-       rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N] [--secret HEX]
+       rampart mtproto ping --port P --rsa-key PUB.pem --transport NAME [--dc N] [--secret HEX] [--pfs SECONDS]
        rampart mtproto secret-chat visualize|chat|dh-config|dh|seal|open|encode|decode|file-* ... (see rampart mtproto secret-chat --help)
 
   serve  listens on 127.0.0.1:P only. Loads the RSA private key (PKCS#1 PEM) from --rsa-key, or
@@ -73,14 +73,17 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
          handshake against the public key(s) in PUB.pem (or a private key file's public half),
          sends ping and checks the pong, sends help.getNearestDc and checks the rpc_error. With
          --secret (as serve's) it goes through the MTProxy: dd uses padded intermediate, ee fake-TLS. Prints
-         one line per step; exit status 0 when all passed, 1 otherwise.
+         one line per step; exit status 0 when all passed, 1 otherwise. With --pfs SECONDS it then
+         opens a second connection, makes a temporary key of that lifetime, binds it to the
+         permanent key (auth.bindTempAuthKey, sent by itself) and checks that a ping queued before
+         the binding is answered after it.
 """
 
 nonisolated(unsafe) var mtprotoStopRequested: Int32 = 0
 
 func mtprotoCommand(_ args: [String]) {
     if args.first == "secret-chat" { secretChatCommand(Array(args.dropFirst())); return }
-    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message", "log-messages", "secret"]).union(serveLimitOptions),
+    let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message", "log-messages", "secret", "pfs"]).union(serveLimitOptions),
                     command: "mtproto")
     if o.help { print(mtprotoUsage); exit(0) }
     guard o.positional.count == 1 else { usageError("mtproto: expected `serve` or `ping` (see rampart mtproto --help)") }
@@ -90,7 +93,7 @@ func mtprotoCommand(_ args: [String]) {
     let port = UInt16(portValue)
     switch o.positional[0] {
     case "serve":
-        guard o.values["transport"] == nil, o.values["dc"] == nil else { usageError("mtproto serve: unknown option") }
+        guard o.values["transport"] == nil, o.values["dc"] == nil, o.values["pfs"] == nil else { usageError("mtproto serve: unknown option") }
         var drops: Set<Int> = []
         for part in (o.values["drop-secret-message"] ?? "").split(separator: ",") {
             guard let n = Int(part), n >= 1 else { usageError("mtproto serve: --drop-secret-message takes message numbers (1, 2, ...)") }
@@ -118,7 +121,9 @@ func mtprotoCommand(_ args: [String]) {
         let dc = o.int("dc", "mtproto ping") ?? 2
         let secret: MTProxySecret?
         do { secret = try o.values["secret"].map { try MTProxySecret(hex: $0) } } catch { usageError("mtproto ping: --secret: \(error)") }
-        ping(port: port, keyPath: keyPath, transport: name, dc: Int32(clamping: dc), secret: secret)
+        let pfs = o.int("pfs", "mtproto ping")
+        if let pfs, !(1...86_400).contains(pfs) { usageError("mtproto ping: --pfs takes 1...86400 seconds") }
+        ping(port: port, keyPath: keyPath, transport: name, dc: Int32(clamping: dc), secret: secret, pfs: pfs.map { Int32($0) })
     default:
         usageError("mtproto: unknown subcommand '\(o.positional[0])' (serve, ping)")
     }
@@ -343,7 +348,7 @@ func clientTransport(_ name: String, dc: Int32, port: UInt16 = 443) -> ClientTra
     }
 }
 
-private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int32, secret: MTProxySecret?) {
+private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int32, secret: MTProxySecret?, pfs: Int32?) {
     guard var kind = clientTransport(name, dc: dc, port: port) else { usageError("mtproto ping: unknown transport '\(name)'") }
     if let secret {
         // Through an MTProxy: obfuscated2 with the secret (dd: padded intermediate inside), or fake-TLS (ee).
@@ -372,6 +377,9 @@ private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int
 
     /// Reads until `done` picks something out of the events (10 s without progress is a failure).
     func awaitEvent<T>(_ what: String, _ done: (ClientConnection.Event) -> T?) -> T {
+        awaitEvent(on: &client, fd, what, done)
+    }
+    func awaitEvent<T>(on client: inout ClientConnection, _ fd: Int32, _ what: String, _ done: (ClientConnection.Event) -> T?) -> T {
         while true {
             let bytes: [UInt8]
             do { bytes = try Socket.readSome(fd, timeoutMs: 10_000) } catch { fail("waiting for \(what): \(error)") }
@@ -421,6 +429,34 @@ private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int
     }
     guard err == .methodNotSupported else { fail("expected 400 METHOD_NOT_SUPPORTED, got \(err.code) \(err.message)") }
     print("rpc_error ok: \(err.code) \(err.message)")
+
+    guard let lifetime = pfs else { return }
+    // Perfect forward secrecy (Docs/MTProto.md §5.1): on a second connection, a temporary key bound to
+    // the permanent one just made; a ping queued at once waits for the binding, then is answered.
+    guard let permanent = client.session?.authKey else { fail("no permanent key") }
+    let fd2: Int32
+    do { fd2 = try Socket.connect(port: port) } catch { fail("\(error)") }
+    defer { close(fd2) }
+    var temp: ClientConnection
+    do {
+        temp = try ClientConnection(transport: kind, handshake: .init(publicKeys: keys, dc: dc, mode: .temporary(expiresIn: lifetime)),
+                                    permanentKey: permanent, using: &rng)
+        var opening = try temp.start(now: unixNow(), using: &rng)
+        let early = try temp.request(ServiceMessage.ping(pingId: 77).encoded(), now: unixNow(), using: &rng)
+        opening += early.bytes
+        try Socket.writeAll(fd2, opening)
+        let expiresAt = awaitEvent(on: &temp, fd2, "the binding") { if case .temporaryKeyBound(let at) = $0 { return at } else { return nil } }
+        guard let tempKey = temp.session?.authKey else { fail("no temporary key") }
+        print("pfs ok: temporary key \(hexWord(tempKey.id)) bound to \(hexWord(permanent.id)), expires_at \(expiresAt)")
+        _ = awaitEvent(on: &temp, fd2, "the pong under the temporary key") { e -> Bool? in
+            guard case .request(.result(early.id, let body)) = e else { return nil }
+            guard case .pong(_, 77)? = try? ServiceMessage(decoding: body) else { fail("not the pong") }
+            return true
+        }
+        print("pfs ping ok: the request queued before the binding was answered after it")
+    } catch {
+        fail("pfs: \(error)")
+    }
 }
 
 private func hexWord(_ v: UInt64) -> String {
