@@ -62,7 +62,7 @@ public final class SecretChatRelayClient {
 
     let link: MTProtoLink
     var connection: ClientConnection
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let clock: @Sendable () -> Double
     var results: [RequestLayer.RequestID: Result<[UInt8], Failure>] = [:]
     var updates: [SecretChat.API.Update] = []
@@ -81,7 +81,7 @@ public final class SecretChatRelayClient {
         self.link = link
         self.clock = clock
         self.log = log
-        var r = SystemRandomNumberGenerator()
+        var r = SecureRandom()
         do {
             connection = try ClientConnection(transport: transport, handshake: .init(publicKeys: publicKeys, dc: dc), using: &r)
         } catch {

@@ -222,7 +222,7 @@ public struct TestServer {
     public init(configuration: Configuration) throws(MTProtoError) {
         self.configuration = configuration
         handshakeTemplate = try ServerHandshake(configuration: configuration.handshake)
-        var seed = SystemRandomNumberGenerator()
+        var seed = SecureRandom()
         relay = SecretChatRelay(limits: configuration.relayLimits, using: &seed)
         relay.dropMessages = configuration.dropSecretMessages
     }

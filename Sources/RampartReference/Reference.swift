@@ -78,6 +78,8 @@ public final class OpenSSL: @unchecked Sendable {
     let mdFetch: MDFetch, ctxNew: CtxNew, ctxFree: CtxFree
     let digestInit: DigestInit, digestUpdate: DigestUpdate, digestFinal: DigestFinal
     let hmacFn: HMACFn, pbkdf2Fn: PBKDF2Fn, scryptFn: ScryptFn
+    typealias RandBytes = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32
+    let randBytesFn: RandBytes?
 
     /// Fetched message digests by Rampart name (`md5`, `sha1`, `sha256`, `sha512`, `blake2b-512`).
     let mds: [String: OpaquePointer]
@@ -100,11 +102,19 @@ public final class OpenSSL: @unchecked Sendable {
         self.mdFetch = mdFetch; self.ctxNew = ctxNew; self.ctxFree = ctxFree
         self.digestInit = digestInit; self.digestUpdate = digestUpdate; self.digestFinal = digestFinal
         self.hmacFn = hmacFn; self.pbkdf2Fn = pbkdf2Fn; self.scryptFn = scryptFn
+        randBytesFn = symbol(h, "RAND_bytes", as: RandBytes.self)
         var m: [String: OpaquePointer] = [:]
         for (ours, theirs) in [("md5", "MD5"), ("sha1", "SHA1"), ("sha256", "SHA256"), ("sha512", "SHA512"), ("blake2b-512", "BLAKE2B-512")] {
             if let md = mdFetch(nil, theirs, nil) { m[ours] = md }
         }
         mds = m
+    }
+
+    /// `RAND_bytes` (OpenSSL's default DRBG, CTR-DRBG with AES-256, per thread): fills `count` bytes at
+    /// `p`; false when the symbol is missing or the call failed.
+    public func randBytes(_ p: UnsafeMutableRawPointer, _ count: Int) -> Bool {
+        guard let f = randBytesFn else { return false }
+        return f(p, Int32(clamping: count)) == 1
     }
 
     /// Digest sizes by name.
@@ -239,6 +249,8 @@ public final class Sodium: @unchecked Sendable {
     /// One reusable HMAC state (the benchmark and tests call from one thread at a time).
     let authState: UnsafeMutableRawPointer
     let scryptFn: ScryptLL
+    typealias RandomBuf = @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
+    let randomBufFn: RandomBuf?
 
     private init?() {
         guard let (h, name) = openLibrary(["libsodium.so.23", "libsodium.so.26", "libsodium.so", "libsodium.23.dylib", "libsodium.dylib"]),
@@ -260,6 +272,15 @@ public final class Sodium: @unchecked Sendable {
         authStateBytes = stateBytes()
         authState = UnsafeMutableRawPointer.allocate(byteCount: max(authStateBytes, 1), alignment: 64)
         self.scryptFn = scryptFn
+        randomBufFn = symbol(h, "randombytes_buf", as: RandomBuf.self)
+    }
+
+    /// `randombytes_buf` (libsodium's default: the OS generator, getrandom(2) per call on Linux);
+    /// false when the symbol is missing.
+    public func randomBytes(_ p: UnsafeMutableRawPointer, _ count: Int) -> Bool {
+        guard let f = randomBufFn else { return false }
+        f(p, count)
+        return true
     }
 
     /// Whether `algorithm` (`sha256`, `sha512`, `blake2b-512`) is available.

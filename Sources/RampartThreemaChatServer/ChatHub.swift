@@ -124,7 +124,7 @@ public struct ChatHub {
     /// A hub with known identities; `random` makes the connections' temporary keys and cookies (the
     /// system generator unless a test or fuzz target needs a repeatable one).
     public init(configuration: Configuration, identities: [ThreemaID: Curve25519.KeyAgreement.PublicKey] = [:],
-                random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+                random: any RandomNumberGenerator = SecureRandom()) {
         self.configuration = configuration
         self.identities = identities
         rng = random

@@ -23,7 +23,7 @@ func primeCommand(_ args: [String]) {
     let n: BigUInt
     do { n = try BigUInt(hex: hex) } catch { usageError("prime check: --hex is not valid hex") }
     guard n.bitWidth <= 16384 else { usageError("prime check: numbers above 16384 bits are not accepted") }
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     guard n.isProbablePrime(rounds: 64, using: &rng) else { print("composite"); return }
     if safe && DiffieHellman.isSafePrimeAnySize(n, rounds: 64, using: &rng) {
         print("safe-prime")
@@ -50,7 +50,7 @@ func rsaCommand(_ args: [String]) {
     case "keygen":
         guard o.values["key"] == nil else { usageError("rsa keygen: unknown option --key") }
         let path = o.require("out", "rsa keygen")
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         let key: RSA.PrivateKey
         do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("rsa keygen: \(error)") }
         var pem = Array(key.pemRepresentation.utf8)

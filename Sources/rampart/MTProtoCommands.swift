@@ -243,7 +243,7 @@ private func serve(port: UInt16, keyPath: String?, transports: String?, secret: 
         }
         allowed = names
     }
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let key: RSA.PrivateKey
     if let path = keyPath, let text = readTextFile(path) {
         do { key = try RSA.PrivateKey(pemRepresentation: text) } catch { usageError("mtproto serve: \(path): \(error)") }
@@ -368,7 +368,7 @@ private func ping(port: UInt16, keyPath: String, transport name: String, dc: Int
         print("FAIL \(name): \(s)")
         exit(1)
     }
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let fd: Int32
     do { fd = try Socket.connect(port: port) } catch { fail("\(error)") }
     defer { close(fd) }

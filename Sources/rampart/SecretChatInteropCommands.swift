@@ -134,7 +134,7 @@ private func hexText(_ text: String, _ what: String, _ cmd: String) -> [UInt8] {
 private func dhTool(_ o: Options, _ cmd: String) {
     let out = o.require("key-out", cmd)
     let config = SecretChat.DHConfig.telegram()
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let key: SecretChat.Key
     switch side(o, "role", cmd) {
     case .creator:
@@ -169,7 +169,7 @@ private func sealTool(_ o: Options, _ cmd: String) {
     let sender = side(o, "sender", cmd)
     var tl = readAllStdin()
     defer { tl.secureWipe() }
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     do {
         switch o.values["version"] ?? "v2" {
         case "v2": writeStdout(try SecretChat.Envelope.encrypt(tl, key: key, sender: sender, using: &rng))
@@ -205,7 +205,7 @@ private func encodeTool(_ o: Options, _ cmd: String) {
         usageError("\(cmd): --in-seq-no and --out-seq-no are required")
     }
     let layer = int32Option(o, "layer", cmd) ?? SecretChat.Layer.current
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let randomID = int64Option(o, "random-id", cmd) ?? Int64(bitPattern: rng.next())
     func exchangeID() -> Int64 {
         guard let v = int64Option(o, "exchange-id", cmd) else { usageError("\(cmd): missing --exchange-id") }

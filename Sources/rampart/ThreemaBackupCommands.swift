@@ -96,7 +96,7 @@ func threemaIDBackupCommand(_ args: [String]) {
         var sk = hex32(o, "secret-key", cmd)
         defer { sk.secureWipe() }
         let password = readPassword(o, cmd)
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         do { print(try IDBackup.encode(identity: ThreemaIdentity(id: id, privateKey: sk), password: password, using: &rng)) } catch {
             usageError("\(cmd) encode: \(error)")
         }
@@ -138,7 +138,7 @@ func threemaSafeCryptCommand(_ mode: String, _ args: [String]) {
     if mode == "encrypt" {
         do {
             let doc = try SafeBackup(jsonBytes: input)
-            var rng = SystemRandomNumberGenerator()
+            var rng = SecureRandom()
             let blob = try ThreemaSafe.encrypt(json: doc.jsonBytes, key: key, using: &rng)
             blob.withUnsafeBytes { writeStdout($0) }
         } catch {

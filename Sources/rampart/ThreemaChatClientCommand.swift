@@ -110,7 +110,7 @@ private struct Party {
     var delivered: [String] = []
     var pendingAcks: Set<UInt64> = []
     var echoes = 0
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
 
     init(name: String, identity: ThreemaIdentity, peer: ThreemaContact) throws {
         self.name = name
@@ -230,7 +230,7 @@ private func pump(_ a: inout Party, _ b: inout Party, timeoutMs: Int64, _ what: 
     }
 }
 
-private func randomID(_ rng: inout SystemRandomNumberGenerator) -> ThreemaID {
+private func randomID(_ rng: inout SecureRandom) -> ThreemaID {
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
     let bytes = (0..<8).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
     return try! ThreemaID(bytes: bytes)
@@ -240,7 +240,7 @@ private func randomID(_ rng: inout SystemRandomNumberGenerator) -> ThreemaID {
 private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, messages m: Int,
                      marker: String, timeoutMs: Int64, until endAt: Int64) -> PairOutcome {
     var outcome = PairOutcome()
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     var sentAB: [String] = [], sentBA: [String] = []
     var seq = 0
     func text(_ dir: String) -> String { seq += 1; return "\(marker)-m\(index)-\(dir)-\(seq)" }
@@ -317,7 +317,7 @@ func threemaClientTestCommand(_ args: [String]) {
     let messages = o.int("messages", c) ?? 5
     guard (1...500).contains(pairs) else { usageError("\(c): --pairs must be 1...500") }
     guard (1...1000).contains(messages) else { usageError("\(c): --messages must be 1...1000") }
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let marker = o.values["marker"] ?? "RMK" + Hex.encode(randomBytes(6, using: &rng))
     guard !marker.isEmpty, marker.utf8.count <= 64, marker.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
         usageError("\(c): --marker must be 1 to 64 printable ASCII characters")
@@ -350,13 +350,13 @@ func threemaClientTestCommand(_ args: [String]) {
     if !failures.isEmpty || delivered != expected { exit(1) }
 }
 
-private func randomBytes(_ n: Int, using rng: inout SystemRandomNumberGenerator) -> [UInt8] {
+private func randomBytes(_ n: Int, using rng: inout SecureRandom) -> [UInt8] {
     (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
 }
 
 /// A client that logs in and then misbehaves; exits 0 once the server closed the connection.
 private func runProbe(_ probe: String, port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, timeoutMs: Int64) -> Never {
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let me = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
     var other = try! Party(name: "unused", identity: me, peer: me.contact)
     do {

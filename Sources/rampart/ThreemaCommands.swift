@@ -131,7 +131,7 @@ func threemaMessageCommand(_ argsIn: [String]) {
     var input: [UInt8] = []
     readStdin { input.append(contentsOf: $0) }
     defer { input.secureWipe() }
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     if o.positional[0] == "seal" {
         guard let from = threemaID(o, "from", cmd), let to = threemaID(o, "to", cmd) else {
             usageError("\(cmd) seal: --from and --to are required")

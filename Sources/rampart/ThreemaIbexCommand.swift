@@ -19,7 +19,7 @@ private struct DemoRNG: RandomNumberGenerator {
     var state: UInt64?
     mutating func next() -> UInt64 {
         guard var s = state else {
-            var sys = SystemRandomNumberGenerator()
+            var sys = SecureRandom()
             return sys.next()
         }
         s &+= 0x9e37_79b9_7f4a_7c15

@@ -164,7 +164,7 @@ func threemaSafeServerClientCommand(_ mode: String, _ args: [String]) {
     if mode == "backup" {
         let document: SafeBackup
         do { document = try SafeBackup(jsonBytes: json) } catch { usageError("\(cmd): \(error)") }
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         let blob: [UInt8]
         do { blob = try ThreemaSafe.backup(document, keys: keys, using: &rng) } catch { usageError("\(cmd): \(error)") }
         // The server's limit (GET config), as the apps check it before uploading.

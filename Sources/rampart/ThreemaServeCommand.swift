@@ -97,7 +97,7 @@ private func loadOrCreateKey(_ path: String, _ c: String) -> Curve25519.KeyAgree
         guard let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw) else { usageError("\(c): bad key in \(path)") }
         return key
     }
-    var rng = SystemRandomNumberGenerator()
+    var rng = SecureRandom()
     let key = Curve25519.KeyAgreement.PrivateKey(using: &rng)
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
     guard fd >= 0 else { usageError("\(c): cannot create --key \(path)") }
@@ -150,7 +150,7 @@ func threemaServeCommand(_ args: [String]) {
     }
     let key: Curve25519.KeyAgreement.PrivateKey
     if let path = o.values["key"] { key = loadOrCreateKey(path, c) } else {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         key = .init(using: &rng)
     }
     var conf = ChatHub.Configuration(permanentKey: key)

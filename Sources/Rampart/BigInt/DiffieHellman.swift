@@ -28,7 +28,7 @@ public enum DiffieHellman {
 
     /// ``isSafePrime(_:rounds:useKnownPrimes:using:)`` with the system random number generator.
     public static func isSafePrime(_ p: BigUInt, rounds: Int = 64) -> Bool {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         return isSafePrime(p, rounds: rounds, using: &rng)
     }
 

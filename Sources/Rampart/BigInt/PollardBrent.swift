@@ -31,7 +31,7 @@ public enum Factorization {
             let (p, q) = try factorPQ(pq.low64)
             return (BigUInt(p), BigUInt(q))
         }
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         guard !pq.isProbablePrime(rounds: 32, using: &rng) else { throw .factorizationFailed(.prime) }
         let d: BigUInt
         if !pq.isOdd {

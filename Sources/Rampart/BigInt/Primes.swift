@@ -80,7 +80,7 @@ extension BigUInt {
 
     /// ``isProbablePrime(rounds:using:)`` with the system's random number generator.
     public func isProbablePrime(rounds: Int = 64) -> Bool {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         return isProbablePrime(rounds: rounds, using: &rng)
     }
 

@@ -25,7 +25,7 @@ extension AES {
 
             /// A random 12-byte nonce from the system generator.
             public init() {
-                var rng = SystemRandomNumberGenerator()
+                var rng = SecureRandom()
                 var b = [UInt8](repeating: 0, count: 12)
                 b.withUnsafeMutableBytes { fillRandom($0, using: &rng) }
                 bytes = b

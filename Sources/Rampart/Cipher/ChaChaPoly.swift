@@ -48,7 +48,7 @@ public enum ChaChaPoly {
 
         /// A random nonce from the system generator.
         public init() {
-            var rng = SystemRandomNumberGenerator()
+            var rng = SecureRandom()
             var b = [UInt8](repeating: 0, count: 12)
             b.withUnsafeMutableBytes { fillRandom($0, using: &rng) }
             bytes = b

@@ -3,7 +3,7 @@
 /// Curve25519 key agreement (X25519), in CryptoKit's shape.
 ///
 /// ```swift
-/// var rng = SystemRandomNumberGenerator()
+/// var rng = SecureRandom()
 /// let alice = Curve25519.KeyAgreement.PrivateKey(using: &rng)
 /// let bob = Curve25519.KeyAgreement.PrivateKey(using: &rng)
 /// let s1 = try alice.sharedSecretFromKeyAgreement(with: bob.publicKey)
@@ -19,7 +19,7 @@ public enum Curve25519 {
 
             /// A new random key from the system generator.
             public init() {
-                var rng = SystemRandomNumberGenerator()
+                var rng = SecureRandom()
                 self.init(using: &rng)
             }
 

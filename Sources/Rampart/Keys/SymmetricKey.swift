@@ -96,7 +96,7 @@ public struct SymmetricKey: Sendable, Equatable {
 
     /// A random key of the given size from the system generator.
     public init(size: SymmetricKeySize) {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()
         self.init(size: size, using: &rng)
     }
 

@@ -100,7 +100,7 @@ extension SecretChat {
 
         /// Telegram's well-known prime with `g = 3` (what the servers send), for tests and tools.
         public static func telegram(version: Int32 = 1) -> DHConfig {
-            var rng = SystemRandomNumberGenerator()
+            var rng = SecureRandom()
             // Known prime: no primality test runs, the generator rule holds for g = 3 (§4).
             return try! DHConfig(g: 3, prime: DiffieHellman.telegramPrime.bigEndianBytes(), version: version, using: &rng)
         }

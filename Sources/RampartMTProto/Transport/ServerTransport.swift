@@ -164,7 +164,7 @@ public final class ServerTransport {
     /// - Throws: ``MTProtoError/unknownTransport`` for an opening no transport matches, and the errors
     ///   of ``TransportDecoder/next()`` and ``Obfuscated2Codec/init(serverHeader:secret:maxPacketLength:)``.
     public func next() throws(MTProtoError) -> TransportEvent? {
-        var g = SystemRandomNumberGenerator()
+        var g = SecureRandom()
         return try next(using: &g)
     }
 

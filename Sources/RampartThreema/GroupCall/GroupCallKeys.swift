@@ -102,7 +102,7 @@ public enum GroupCall {
 
         /// A fresh random key at `epoch` from the system generator.
         public static func random(epoch: UInt8 = 0) -> MediaKey {
-            var rng = SystemRandomNumberGenerator()
+            var rng = SecureRandom()
             return random(epoch: epoch, using: &rng)
         }
 
