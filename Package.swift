@@ -155,7 +155,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["Rampart", "RampartMTProto", "RampartThreema", "RampartCodecs", "RampartReference", "RampartTestSupport"],
+            dependencies: ["Rampart", "RampartMTProto", "RampartMTProtoServer", "RampartThreema", "RampartCodecs", "RampartReference",
+                           "RampartTestSupport"],
             path: "Benchmarks"
         ),
         .testTarget(

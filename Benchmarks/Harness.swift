@@ -27,6 +27,34 @@ nonisolated(unsafe) var sink: UInt8 = 0
 struct Contender {
     var implementation: String   // "rampart", "rampart-portable", "openssl", "libsodium"
     var op: () -> Void
+    /// A self-timed operation instead of `op`: it does one operation and returns the seconds (on
+    /// the selected clock, ``now()``) of the part that counts, leaving out its own preparation (e.g.
+    /// a client encrypting the ping a server row measures the server on).
+    var timed: (() -> Double)? = nil
+
+    init(implementation: String, op: @escaping () -> Void) {
+        self.implementation = implementation
+        self.op = op
+    }
+
+    /// A self-timed contender (see ``timed``).
+    static func selfTimed(_ implementation: String, _ timed: @escaping () -> Double) -> Contender {
+        var c = Contender(implementation: implementation) { _ = timed() }
+        c.timed = timed
+        return c
+    }
+
+    /// Runs `iterations` operations and returns the seconds they count for.
+    func run(_ iterations: Int) -> Double {
+        if let timed {
+            var total = 0.0
+            for _ in 0..<iterations { total += timed() }
+            return total
+        }
+        let t0 = now()
+        for _ in 0..<iterations { op() }
+        return now() - t0
+    }
 }
 
 /// What a row measures.
@@ -73,9 +101,7 @@ func measure(_ row: Row, _ settings: Settings) -> [Stat] {
         // Warm-up and calibration: grow the count until a batch takes a measurable time.
         var iters = 1
         while true {
-            let t0 = now()
-            for _ in 0..<iters { c.op() }
-            let dt = now() - t0
+            let dt = c.run(iters)
             if dt >= settings.sampleSeconds / 4 || iters >= 1 << 30 {
                 iterations[i] = max(1, Int(Double(iters) * settings.sampleSeconds / max(dt, 1e-9)))
                 if dt / Double(iters) > settings.sampleSeconds { slow = true; iterations[i] = 1 }
@@ -91,9 +117,7 @@ func measure(_ row: Row, _ settings: Settings) -> [Stat] {
             let i = (k + r) % n
             let c = row.contenders[i]
             let iters = iterations[i]
-            let t0 = now()
-            for _ in 0..<iters { c.op() }
-            let dt = max(now() - t0, 1e-9)
+            let dt = max(c.run(iters), 1e-9)
             let perSecond = Double(iters) / dt
             samples[i].append(row.unit == .mbps ? perSecond * Double(row.size) / 1e6 : perSecond)
         }

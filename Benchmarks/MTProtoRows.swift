@@ -3,7 +3,8 @@
 // against the same envelope composed from OpenSSL calls: EVP SHA-256 (two updates per hash, nothing
 // concatenated) and the legacy `AES_set_*_key` + `AES_ige_encrypt`, as MtProtoKit does it.
 //
-// Both sides pad minimally (12-27 bytes, random bytes) so every call does the same work. The
+// Both sides pad minimally (12-27 bytes, random bytes) so every call does the same work, each drawing
+// the padding from its own library's generator (Rampart's SecureRandom, OpenSSL's RAND_bytes). The
 // OpenSSL composition reuses preallocated buffers and one AES_KEY (no allocation at all) and IGE
 // runs out of place (its fast path); Rampart allocates its output array per call as a user sees it.
 
@@ -37,9 +38,12 @@ func mtprotoEnvelopeRows() -> [Row] {
         let packet = try! EncryptedMessage.encrypt(body: body, header: header, authKey: authKey, direction: .clientToServer,
                                                    padding: .minimal, using: &rng).packet
 
+        // Each side draws its padding from the generator its users get: Rampart's SecureRandom, and
+        // OpenSSL's RAND_bytes.
+        var secure = SecureRandom()
         var encrypt = [Contender(implementation: "rampart") {
             let p = try! EncryptedMessage.encrypt(body: body, header: header, authKey: authKey, direction: .clientToServer,
-                                                  padding: .minimal, using: &rng).packet
+                                                  padding: .minimal, using: &secure).packet
             consume(p[p.count - 1])
         }]
         var decrypt = [Contender(implementation: "rampart") {
@@ -71,30 +75,40 @@ func mtprotoEnvelopeRows() -> [Row] {
             }
             do {
                 let bodyPtr = bodyRaw.baseAddress!
-                encrypt.append(Contender(implementation: "openssl") {
-                    plain.storeBytes(of: UInt64(0x5a5a_5a5a).littleEndian, toByteOffset: 0, as: UInt64.self)
-                    plain.storeBytes(of: UInt64(bitPattern: sessionId).littleEndian, toByteOffset: 8, as: UInt64.self)
-                    plain.storeBytes(of: UInt64(0x65ab_c0fe_0000_0004).littleEndian, toByteOffset: 16, as: UInt64.self)
-                    plain.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 24, as: UInt32.self)
-                    plain.storeBytes(of: UInt32(size).littleEndian, toByteOffset: 28, as: UInt32.self)
-                    (plain + 32).copyMemory(from: bodyPtr, byteCount: size)
+                /// The OpenSSL composition, its padding from `fillPadding`.
+                func opensslEncrypt(_ name: String, _ fillPadding: @escaping (UnsafeMutableRawPointer, Int) -> Void) -> Contender {
+                    Contender(implementation: name) {
+                        plain.storeBytes(of: UInt64(0x5a5a_5a5a).littleEndian, toByteOffset: 0, as: UInt64.self)
+                        plain.storeBytes(of: UInt64(bitPattern: sessionId).littleEndian, toByteOffset: 8, as: UInt64.self)
+                        plain.storeBytes(of: UInt64(0x65ab_c0fe_0000_0004).littleEndian, toByteOffset: 16, as: UInt64.self)
+                        plain.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 24, as: UInt32.self)
+                        plain.storeBytes(of: UInt32(size).littleEndian, toByteOffset: 28, as: UInt32.self)
+                        (plain + 32).copyMemory(from: bodyPtr, byteCount: size)
+                        fillPadding(plain + 32 + size, pad)
+                        sha.hash(key(88, 32), UnsafeRawBufferPointer(start: plain, count: plainLength), into: large)
+                        authKeyIdBytes.withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: 8) }
+                        (out + 8).copyMemory(from: large + 8, byteCount: 16)
+                        kdf(large + 8, x: 0)
+                        encKey.setKey(kiv, count: 32)
+                        encKey.ige(UnsafeRawBufferPointer(start: plain, count: plainLength), into: out + 24, iv: kiv + 32)
+                        consume(out + 24 + plainLength - 1)
+                    }
+                }
+                // What an OpenSSL user gets: RAND_bytes for the padding. The extra, with a free
+                // xorshift generator, is the composition's bound when randomness costs nothing.
+                encrypt.append(opensslEncrypt("openssl") { p, n in _ = OpenSSL.shared?.randBytes(p, n) })
+                var fast = EnvelopeRNG()
+                encrypt.append(opensslEncrypt("openssl-xorshift-padding") { p, n in
                     var i = 0
-                    while i < pad {
-                        var v = rng.next()
-                        let k = min(8, pad - i)
-                        withUnsafeBytes(of: &v) { (plain + 32 + size + i).copyMemory(from: $0.baseAddress!, byteCount: k) }
+                    while i < n {
+                        var v = fast.next()
+                        let k = min(8, n - i)
+                        withUnsafeBytes(of: &v) { (p + i).copyMemory(from: $0.baseAddress!, byteCount: k) }
                         i += k
                     }
-                    sha.hash(key(88, 32), UnsafeRawBufferPointer(start: plain, count: plainLength), into: large)
-                    authKeyIdBytes.withUnsafeBytes { out.copyMemory(from: $0.baseAddress!, byteCount: 8) }
-                    (out + 8).copyMemory(from: large + 8, byteCount: 16)
-                    kdf(large + 8, x: 0)
-                    encKey.setKey(kiv, count: 32)
-                    encKey.ige(UnsafeRawBufferPointer(start: plain, count: plainLength), into: out + 24, iv: kiv + 32)
-                    consume(out + 24 + plainLength - 1)
                 })
                 // The composition is right: Rampart accepts what it produced.
-                encrypt[encrypt.count - 1].op()
+                encrypt[encrypt.count - 2].op()
                 var window = ReplayWindow()
                 let check = try? EncryptedMessage.decrypt(UnsafeRawBufferPointer(start: out, count: 24 + plainLength), authKey: authKey,
                                                           direction: .clientToServer, sessionId: sessionId, replayWindow: &window)

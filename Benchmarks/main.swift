@@ -75,6 +75,8 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "pq-factorize"], bigIntRows),
     (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),
     (["mtproto-handshake"], mtprotoHandshakeRows),
+    (["mtproto-server-pings"], mtprotoServerPingRows),
+    (["random-bytes"], randomRows),
     (["secret-chat-encrypt", "secret-chat-decrypt"], secretChatMessageRows),
     (["secret-chat-dh"], secretChatDHRows),
     (["secret-chat-rekey"], secretChatRekeyRows),
