@@ -41,6 +41,9 @@ extension AES {
             /// Whether GCM runs the wide (VAES) kernel with this key: hardware, `Kernels.ghashWide`
             /// active, and not turned off for the key (tests compare both tiers).
             let wideGCM: Bool
+            /// Whether CTR and CBC decryption run the wide (VAES) kernel: hardware, `Kernels.aesWide`
+            /// active, and not turned off for the key (the same switch as ``wideGCM``).
+            let wideAES: Bool
 
             convenience init(key: UnsafeRawBufferPointer, backend: Backend, prepareGHASH: Bool = false,
                              allowWideGCM: Bool = true) throws(RampartError) {
@@ -58,6 +61,7 @@ extension AES {
                 if Kernels.aes.runs(on: backend) {
                     hardware = true
                     wideGCM = allowWideGCM && Kernels.ghashWide.isActive
+                    wideAES = allowWideGCM && Kernels.aesWide.isActive
                     rounds = AESKernel.expandKey(base, n, raw, raw + Schedule.decryptionOffset)
                     // The GHASH key H = E_K(0^128) and its eight-block powers, once per key (what an
                     // OpenSSL EVP context keeps between calls).
@@ -77,6 +81,7 @@ extension AES {
                     return
                 }
                 hardware = false
+                wideAES = false
                 ghashPrepared = false
                 wideGCM = false
                 rounds = AESPortableCore.expandKey(base, n, raw.assumingMemoryBound(to: UInt64.self))
@@ -129,8 +134,8 @@ extension AES {
             try self.init(gcmKey: key, wideGCM: true)
         }
 
-        /// As ``init(gcmKey:)``, with the wide GCM kernel (`Kernels.ghashWide`) allowed or not: tests
-        /// run every message through both tiers.
+        /// As ``init(gcmKey:)``, with the wide kernels (GCM's, `Kernels.ghashWide`, and CTR's and CBC
+        /// decryption's, `Kernels.aesWide`) allowed or not: tests run every message through both tiers.
         @_spi(Testing)
         public init(gcmKey key: SymmetricKey, wideGCM: Bool) throws(RampartError) {
             let backend = key.backend
@@ -139,7 +144,8 @@ extension AES {
             }
         }
 
-        /// A key pinned to one implementation, with the wide GCM kernel allowed or not.
+        /// A key pinned to one implementation, with the wide kernels (GCM, CTR, CBC decryption)
+        /// allowed or not.
         @_spi(Testing)
         public init(key: SymmetricKey, backend: Backend, wideGCM: Bool) throws(RampartError) {
             schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in
@@ -250,7 +256,11 @@ extension AES.Cipher {
     /// CTR with a 128-bit big-endian counter at `counter` (16 bytes, advanced by `n`).
     func ctr128(_ counter: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware { AESKernel.ctr(s.enc, s.rounds, counter, input, output, n); return }
+        if s.hardware {
+            let done = s.wideAES && n >= 16 ? AESWideKernel.ctr(s.enc, s.rounds, counter, input, output, n) : 0
+            if done < n { AESKernel.ctr(s.enc, s.rounds, counter, input + 16 * done, output + 16 * done, n - done) }
+            return
+        }
         var hi = UnsafeRawPointer(counter).loadBE64(0), lo = UnsafeRawPointer(counter).loadBE64(8)
         withScratch { ks in
             var i = 0
@@ -284,7 +294,11 @@ extension AES.Cipher {
     /// CBC decryption; `iv` becomes the last ciphertext block.
     func cbcDecrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware { AESKernel.cbcDecrypt(s.dec, s.rounds, iv, input, output, n); return }
+        if s.hardware {
+            let done = s.wideAES && n >= 16 ? AESWideKernel.cbcDecrypt(s.dec, s.rounds, iv, input, output, n) : 0
+            if done < n { AESKernel.cbcDecrypt(s.dec, s.rounds, iv, input + 16 * done, output + 16 * done, n - done) }
+            return
+        }
         withScratch { buf in
             // buf[0..<16]: previous ciphertext block; buf[16..<80]: decrypted blocks.
             buf.copyMemory(from: iv, byteCount: 16)

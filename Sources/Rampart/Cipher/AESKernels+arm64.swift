@@ -79,4 +79,17 @@ enum GHASHWideKernel {
     }
 }
 
+enum AESWideKernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func ctr(_ rk: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                    _ dst: UnsafeMutableRawPointer, _ n: Int) -> Int {
+        preconditionFailure("unreachable: Kernels.aesWide is inactive on this architecture")
+    }
+    static func cbcDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) -> Int {
+        preconditionFailure("unreachable: Kernels.aesWide is inactive on this architecture")
+    }
+}
+
 #endif

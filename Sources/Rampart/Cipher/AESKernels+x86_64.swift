@@ -66,6 +66,21 @@ enum GHASHKernel {
     }
 }
 
+/// The wide tier of the parallel AES modes: VAES on 256-bit vectors, sixteen blocks per iteration
+/// (CTR and CBC decryption; GCM has its own, ``GHASHWideKernel``). Each entry runs whole 16-block
+/// groups and returns the blocks done; the 128-bit kernel does the rest.
+enum AESWideKernel {
+    static let name: String? = "vaes"
+    static func supported(_ f: CPUFeatures) -> Bool { f.vaes && f.avx2 }
+
+    @inline(__always)
+    static func ctr(_ rk: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                    _ dst: UnsafeMutableRawPointer, _ n: Int) -> Int { vaesCTR(rk, rounds, counter, src, dst, n) }
+    @inline(__always)
+    static func cbcDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int) -> Int { vaesCBCDecrypt(dk, rounds, iv, src, dst, n) }
+}
+
 /// The wide GCM tier: VAES and VPCLMULQDQ on 256-bit vectors, sixteen blocks per iteration, with a
 /// 512-byte power table (H_1 ... H_16) whose first 256 bytes are GHASHKernel's table.
 enum GHASHWideKernel {

@@ -66,6 +66,10 @@ public enum Kernels {
     /// GHASH, for AES-GCM, with the AES kernel (x86_64: PCLMULQDQ, stitched with AES-NI; arm64: PMULL).
     public static let ghash = KernelChoice("ghash", kernel: GHASHKernel.name,
                                            supported: aes.isActive && GHASHKernel.supported(CPU.features))
+    /// AES-CTR and AES-CBC decryption on 256-bit vectors, sixteen blocks at a time (x86_64: VAES with
+    /// AVX2), for messages of 256 bytes and more; the rest of a message runs on ``aes``'s kernel.
+    public static let aesWide = KernelChoice("aes-wide", kernel: AESWideKernel.name,
+                                             supported: aes.isActive && AESWideKernel.supported(CPU.features))
     /// AES-GCM on 256-bit vectors, sixteen blocks at a time (x86_64: VAES and VPCLMULQDQ with AVX2;
     /// no AVX-512), with the GHASH kernel's table extended to sixteen powers. Messages of 256 bytes and
     /// more; the rest of a message runs on ``ghash``'s 128-bit kernel.
@@ -82,7 +86,7 @@ public enum Kernels {
                                                 supported: MontgomeryKernel.wideSupported(CPU.features))
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, ghash, ghashWide, montgomery,
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, ghash, ghashWide, montgomery,
                                              modexp2048, x25519]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.

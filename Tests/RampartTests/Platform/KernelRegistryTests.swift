@@ -85,6 +85,35 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             ctr.withUnsafeMutableBytes { stream.xor($0) }
             results[i] = [block, ige, cbc, ctr]
             published = [(0, "8ea2b7ca516745bfeafc49904b496089")]  // FIPS-197 C.3
+        case "aes-wide":
+            // CTR and CBC decryption over 16-block groups and a 128-bit tail (4133 bytes = 258 whole
+            // blocks and 5; CBC on the 4128 whole-block bytes), in place at an odd offset, and CTR across
+            // the low counter word's carry (where the wide kernel hands over to the 128-bit one); on
+            // hardware also against the 128-bit kernel alone.
+            let key = SymmetricKey(data: pattern(32, 30))
+            let msg = pattern(4133, 31), iv = pattern(16, 32)
+            let carry: [UInt8] = [7, 7, 7, 7, 7, 7, 7, 7, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0]
+            var out: [[UInt8]] = []
+            for wide in [true, false] {
+                let cipher = try AES.Cipher(key: key, backend: b, wideGCM: wide)
+                var runs: [[UInt8]] = []
+                for counter in [iv, carry] {
+                    var buffer = [UInt8](repeating: 0, count: msg.count + 3)
+                    buffer.replaceSubrange(3..., with: msg)
+                    buffer.withUnsafeMutableBytes { all in
+                        let region = UnsafeMutableRawBufferPointer(rebasing: all[3...])
+                        (try? AES.CTR(cipher: cipher, counter: counter))?.xor(region)
+                    }
+                    runs.append(Array(buffer[3...]))
+                }
+                let whole = Array(msg[0..<4128])
+                let cbc = try AES.CBC.encrypt(whole, using: cipher, iv: iv)
+                let back = try AES.CBC.decrypt(cbc, using: cipher, iv: iv)
+                #expect(back == whole, "CBC round trip (wide \(wide))")
+                out.append(contentsOf: runs + [cbc, back])
+            }
+            #expect(Array(out[0..<4]) == Array(out[4..<8]), "wide and 128-bit AES kernels differ")
+            results[i] = Array(out[0..<4])
         case "ghash":
             let cipher = try AES.Cipher(key: pattern(32, 7), backend: b)
             let msg = pattern(1037, 8), aad = pattern(300, 9)
@@ -143,10 +172,11 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "ghash", "ghash-wide", "montgomery",
-                          "modexp-2048", "x25519"])
-        // The wide GCM tier runs only alongside the GHASH kernel.
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ghash", "ghash-wide",
+                          "montgomery", "modexp-2048", "x25519"])
+        // The wide GCM tier runs only alongside the GHASH kernel, the wide AES tier alongside AES-NI.
         if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
+        if Kernels.aesWide.isActive { #expect(Kernels.aes.isActive) }
         for k in Kernels.all {
             #expect(k.description == "\(k.primitive): \(k.selected)")
             if k.isActive { #expect(k.kernel != nil && k.selected == k.kernel) } else { #expect(k.selected == "portable") }
