@@ -155,6 +155,10 @@ public func vaesGHASHExtendTable(_ table: UnsafeMutableRawPointer) {
 /// AES-GCM encryption of `blocks` whole blocks, a multiple of 16: CTR with the 32-bit counter of
 /// `counter` (16 bytes, advanced by `blocks`) and GHASH of the ciphertext into `state` (16 bytes,
 /// GHASH byte order), with the 512-byte `table`.
+///
+/// Stitched: the GHASH of group n−1 (its byte-reversed ciphertext kept in a 256-byte stack buffer)
+/// runs inside the AES rounds of group n, one pair of blocks (three carry-less multiplications) per
+/// round in rounds 1–8, so the multiplier and the AES unit work side by side instead of in turn.
 @inline(never)
 public func vaesGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
                            _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
@@ -165,27 +169,48 @@ public func vaesGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsaf
     var cw = pair(ctr, inc32(ctr, 1))
     var y = pshufb(load(state, 0), rev)
     var i = 0
-    // The GHASH of batch n-1 (byte-reversed ciphertext in x) is issued with the AES rounds of batch n.
     var pending = false
-    var x = (W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0))
-    while i + 16 <= blocks {
-        var s = counterPairs(cw, k0)
-        cw = vinc32(cw, 16)
-        if pending { y = absorb16(table, y, x.0, x.1, x.2, x.3, x.4, x.5, x.6, x.7) }
-        encRounds16(&s, rk, rounds)
-        let o = 16 * i
-        let c0 = vaesenclast(s.0, kl ^ wload(input, o)), c1 = vaesenclast(s.1, kl ^ wload(input, o + 32))
-        let c2 = vaesenclast(s.2, kl ^ wload(input, o + 64)), c3 = vaesenclast(s.3, kl ^ wload(input, o + 96))
-        let c4 = vaesenclast(s.4, kl ^ wload(input, o + 128)), c5 = vaesenclast(s.5, kl ^ wload(input, o + 160))
-        let c6 = vaesenclast(s.6, kl ^ wload(input, o + 192)), c7 = vaesenclast(s.7, kl ^ wload(input, o + 224))
-        wstore(c0, output, o); wstore(c1, output, o + 32); wstore(c2, output, o + 64); wstore(c3, output, o + 96)
-        wstore(c4, output, o + 128); wstore(c5, output, o + 160); wstore(c6, output, o + 192); wstore(c7, output, o + 224)
-        x = (vpshufb(c0, vrev), vpshufb(c1, vrev), vpshufb(c2, vrev), vpshufb(c3, vrev),
-             vpshufb(c4, vrev), vpshufb(c5, vrev), vpshufb(c6, vrev), vpshufb(c7, vrev))
-        pending = true
-        i += 16
+    var xs = (W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0), W(0, 0, 0, 0))
+    withUnsafeMutableBytes(of: &xs) { xb in
+        let xp = xb.baseAddress!
+        while i + 16 <= blocks {
+            var s = counterPairs(cw, k0)
+            cw = vinc32(cw, 16)
+            var lo = W(0, 0, 0, 0), mid = W(0, 0, 0, 0), hi = W(0, 0, 0, 0)
+            var r = 1
+            while r < rounds {
+                let k = broadcast(load(rk, 16 * r))
+                s.0 = vaesenc(s.0, k); s.1 = vaesenc(s.1, k); s.2 = vaesenc(s.2, k); s.3 = vaesenc(s.3, k)
+                s.4 = vaesenc(s.4, k); s.5 = vaesenc(s.5, k); s.6 = vaesenc(s.6, k); s.7 = vaesenc(s.7, k)
+                if pending && r <= 8 {
+                    var x = wload(xp, 32 * (r - 1))
+                    if r == 1 { x ^= W(y[0], y[1], 0, 0) }
+                    mulPair(table, r - 1, x, &lo, &mid, &hi)
+                }
+                r += 1
+            }
+            if pending { y = finish(low(lo) ^ high(lo), low(mid) ^ high(mid), low(hi) ^ high(hi)) }
+            let o = 16 * i
+            let c0 = vaesenclast(s.0, kl ^ wload(input, o)), c1 = vaesenclast(s.1, kl ^ wload(input, o + 32))
+            let c2 = vaesenclast(s.2, kl ^ wload(input, o + 64)), c3 = vaesenclast(s.3, kl ^ wload(input, o + 96))
+            let c4 = vaesenclast(s.4, kl ^ wload(input, o + 128)), c5 = vaesenclast(s.5, kl ^ wload(input, o + 160))
+            let c6 = vaesenclast(s.6, kl ^ wload(input, o + 192)), c7 = vaesenclast(s.7, kl ^ wload(input, o + 224))
+            wstore(c0, output, o); wstore(c1, output, o + 32); wstore(c2, output, o + 64); wstore(c3, output, o + 96)
+            wstore(c4, output, o + 128); wstore(c5, output, o + 160); wstore(c6, output, o + 192); wstore(c7, output, o + 224)
+            wstore(vpshufb(c0, vrev), xp, 0); wstore(vpshufb(c1, vrev), xp, 32)
+            wstore(vpshufb(c2, vrev), xp, 64); wstore(vpshufb(c3, vrev), xp, 96)
+            wstore(vpshufb(c4, vrev), xp, 128); wstore(vpshufb(c5, vrev), xp, 160)
+            wstore(vpshufb(c6, vrev), xp, 192); wstore(vpshufb(c7, vrev), xp, 224)
+            pending = true
+            i += 16
+        }
+        if pending {
+            y = absorb16(table, y, wload(xp, 0), wload(xp, 32), wload(xp, 64), wload(xp, 96),
+                         wload(xp, 128), wload(xp, 160), wload(xp, 192), wload(xp, 224))
+        }
+        // The stack buffer held ciphertext only (public), but leave nothing behind anyway.
+        xb.initializeMemory(as: UInt8.self, repeating: 0)
     }
-    if pending { y = absorb16(table, y, x.0, x.1, x.2, x.3, x.4, x.5, x.6, x.7) }
     store(pshufb(inc32(ctr, UInt32(truncatingIfNeeded: i)), rev), counter, 0)
     store(pshufb(y, rev), state, 0)
 }
@@ -193,6 +218,9 @@ public func vaesGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsaf
 /// AES-GCM decryption of `blocks` whole blocks, a multiple of 16: GHASH of the ciphertext `input`
 /// into `state` and CTR decryption into `output`, in one pass. The caller checks the tag and wipes
 /// `output` on failure.
+///
+/// Stitched like ``vaesGCMEncrypt``: the group's own ciphertext is known up front, so its GHASH runs
+/// in the AES rounds of the same group (one pair per round in rounds 1–8).
 @inline(never)
 public func vaesGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
                            _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
@@ -205,13 +233,24 @@ public func vaesGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsaf
     var i = 0
     while i + 16 <= blocks {
         let o = 16 * i
-        let c0 = wload(input, o), c1 = wload(input, o + 32), c2 = wload(input, o + 64), c3 = wload(input, o + 96)
-        let c4 = wload(input, o + 128), c5 = wload(input, o + 160), c6 = wload(input, o + 192), c7 = wload(input, o + 224)
         var s = counterPairs(cw, k0)
         cw = vinc32(cw, 16)
-        y = absorb16(table, y, vpshufb(c0, vrev), vpshufb(c1, vrev), vpshufb(c2, vrev), vpshufb(c3, vrev),
-                     vpshufb(c4, vrev), vpshufb(c5, vrev), vpshufb(c6, vrev), vpshufb(c7, vrev))
-        encRounds16(&s, rk, rounds)
+        var lo = W(0, 0, 0, 0), mid = W(0, 0, 0, 0), hi = W(0, 0, 0, 0)
+        var r = 1
+        while r < rounds {
+            let k = broadcast(load(rk, 16 * r))
+            s.0 = vaesenc(s.0, k); s.1 = vaesenc(s.1, k); s.2 = vaesenc(s.2, k); s.3 = vaesenc(s.3, k)
+            s.4 = vaesenc(s.4, k); s.5 = vaesenc(s.5, k); s.6 = vaesenc(s.6, k); s.7 = vaesenc(s.7, k)
+            if r <= 8 {
+                var x = vpshufb(wload(input, o + 32 * (r - 1)), vrev)
+                if r == 1 { x ^= W(y[0], y[1], 0, 0) }
+                mulPair(table, r - 1, x, &lo, &mid, &hi)
+            }
+            r += 1
+        }
+        y = finish(low(lo) ^ high(lo), low(mid) ^ high(mid), low(hi) ^ high(hi))
+        let c0 = wload(input, o), c1 = wload(input, o + 32), c2 = wload(input, o + 64), c3 = wload(input, o + 96)
+        let c4 = wload(input, o + 128), c5 = wload(input, o + 160), c6 = wload(input, o + 192), c7 = wload(input, o + 224)
         wstore(vaesenclast(s.0, kl ^ c0), output, o); wstore(vaesenclast(s.1, kl ^ c1), output, o + 32)
         wstore(vaesenclast(s.2, kl ^ c2), output, o + 64); wstore(vaesenclast(s.3, kl ^ c3), output, o + 96)
         wstore(vaesenclast(s.4, kl ^ c4), output, o + 128); wstore(vaesenclast(s.5, kl ^ c5), output, o + 160)
