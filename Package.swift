@@ -49,6 +49,13 @@ let package = Package(
             path: "Sources/RampartAccelAESNI",
             swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1"])
         ),
+        // MTProto's decryption stitched: AES-NI IGE decryption and SHA-NI SHA-256 of the plaintext in
+        // one loop (the two units are separate; each chain alone leaves the other idle).
+        .target(
+            name: "RampartAccelAESSHA",
+            path: "Sources/RampartAccelAESSHA",
+            swiftSettings: kernelFlags(["+aes", "+sha", "+ssse3", "+sse4.1"])
+        ),
         // The arm64 tier: AES and PMULL with the ARMv8 cryptography extensions (empty on x86_64).
         .target(
             name: "RampartAccelARMv8",
@@ -101,7 +108,7 @@ let package = Package(
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelARMv8",
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelAESSHA", "RampartAccelARMv8",
                            "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES",
                            "RampartBarrier", "RampartKernelSupport"],
             path: "Sources/Rampart"

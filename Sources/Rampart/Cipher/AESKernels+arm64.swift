@@ -92,4 +92,14 @@ enum AESWideKernel {
     }
 }
 
+enum IGESHA256Kernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func decrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                        _ buffer: UnsafeMutableRawPointer, _ n: Int, _ words: UnsafeMutablePointer<UInt32>, _ prefix: UnsafeRawPointer,
+                        _ k: UnsafePointer<UInt32>) -> Int {
+        preconditionFailure("unreachable: Kernels.igeSHA256 is inactive on this architecture")
+    }
+}
+
 #endif

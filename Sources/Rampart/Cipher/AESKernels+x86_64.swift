@@ -4,6 +4,7 @@
 
 internal import RampartAccelAESNI
 internal import RampartAccelVAES
+internal import RampartAccelAESSHA
 
 enum AESKernel {
     static let name: String? = "aes-ni"
@@ -63,6 +64,22 @@ enum GHASHKernel {
     static func gcmDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
                            _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
         aesniGCMDecrypt(rk, rounds, table, counter, state, src, dst, n)
+    }
+}
+
+/// IGE decryption stitched with SHA-256 of the plaintext (MTProto's receiver): AES-NI and SHA-NI in
+/// one loop.
+enum IGESHA256Kernel {
+    static let name: String? = "aes-ni+sha-ni"
+    static func supported(_ f: CPUFeatures) -> Bool { f.aes && f.sha && f.ssse3 && f.sse41 }
+
+    /// Decrypts `n` blocks from `src` into `buffer` and absorbs prefix ‖ plaintext into `words` as far as whole
+    /// SHA-256 blocks go; returns the plaintext bytes absorbed.
+    @inline(__always)
+    static func decrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
+                        _ buffer: UnsafeMutableRawPointer, _ n: Int, _ words: UnsafeMutablePointer<UInt32>, _ prefix: UnsafeRawPointer,
+                        _ k: UnsafePointer<UInt32>) -> Int {
+        aesniIGEDecryptSHA256(dk, rounds, iv, src, buffer, n, words, prefix, k)
     }
 }
 

@@ -52,6 +52,44 @@ extension AES {
             if blocks > 0 { cipher.igeDecrypt(iv, buffer, buffer, blocks) }
         }
 
+        /// Decrypts `blocks` whole blocks from `input` into `buffer` (the same memory, or not
+        /// overlapping; `input` nil: in place), like ``decrypt(_:blocks:using:iv:)``, and writes
+        /// SHA-256(`prefix` ‖ plaintext) to `digest` (32 bytes): MTProto's msg_key over the
+        /// decrypted message (Docs/MTProto.md §1.6.4), with `prefix` the 32 auth-key bytes. With AES-NI and
+        /// SHA-NI (`Kernels.igeSHA256`) one stitched kernel decrypts and hashes in the same loop;
+        /// otherwise the two run one after the other. The digest is secret until compared.
+        package static func decryptHashing(_ buffer: UnsafeMutableRawPointer, from input: UnsafeRawPointer? = nil, blocks: Int,
+                                           using cipher: Cipher, iv: UnsafeMutableRawPointer, prefix: UnsafeRawBufferPointer,
+                                           digest: UnsafeMutableRawPointer) {
+            let source = input ?? UnsafeRawPointer(buffer)
+            precondition(prefix.count == 32, "the stitched hash takes a 32-byte prefix")
+            var hashed = 0
+            var words = SHA256Compressor.initialWords
+            if cipher.schedule.hardware, Kernels.igeSHA256.isActive, blocks >= 2 {
+                hashed = sha256K.withUnsafeBufferPointer { k in
+                    withUnsafeMutablePointer(to: &words) { w in
+                        w.withMemoryRebound(to: UInt32.self, capacity: 8) {
+                            IGESHA256Kernel.decrypt(cipher.schedule.dec, cipher.schedule.rounds, iv, source, buffer, blocks, $0,
+                                                    prefix.baseAddress!, k.baseAddress!)
+                        }
+                    }
+                }
+            } else if blocks > 0 {
+                cipher.igeDecrypt(iv, source, buffer, blocks)
+            }
+            var h = SHA256()
+            if hashed == 0 {
+                h.update(bufferPointer: prefix)
+            } else {
+                h.engine = MDEngine(words: words, total: UInt64(32 + hashed), backend: CPU.defaultBackend)
+            }
+            h.update(bufferPointer: UnsafeRawBufferPointer(start: buffer + hashed, count: 16 * max(0, blocks) - hashed))
+            let d = h.finalize()
+            d.withUnsafeBytes { digest.copyMemory(from: $0.baseAddress!, byteCount: 32) }
+            withUnsafeMutableBytes(of: &h) { secureZero($0) }
+            withUnsafeMutableBytes(of: &words) { secureZero($0) }
+        }
+
         /// Encrypts `message` (a multiple of 16 bytes) with the 32-byte `iv`.
         public static func encrypt<M: Collection<UInt8>, I: Collection<UInt8>>(
             _ message: M, using cipher: Cipher, iv: I) throws(RampartError) -> [UInt8] {

@@ -66,6 +66,10 @@ public enum Kernels {
     /// GHASH, for AES-GCM, with the AES kernel (x86_64: PCLMULQDQ, stitched with AES-NI; arm64: PMULL).
     public static let ghash = KernelChoice("ghash", kernel: GHASHKernel.name,
                                            supported: aes.isActive && GHASHKernel.supported(CPU.features))
+    /// AES-IGE decryption stitched with SHA-256 of the plaintext, MTProto's receiver (x86_64: AES-NI
+    /// and SHA-NI in one loop), for messages of 32 bytes and more.
+    public static let igeSHA256 = KernelChoice("ige-sha256", kernel: IGESHA256Kernel.name,
+                                               supported: aes.isActive && sha256.isActive && IGESHA256Kernel.supported(CPU.features))
     /// AES-CTR and AES-CBC decryption on 256-bit vectors, sixteen blocks at a time (x86_64: VAES with
     /// AVX2), for messages of 256 bytes and more; the rest of a message runs on ``aes``'s kernel.
     public static let aesWide = KernelChoice("aes-wide", kernel: AESWideKernel.name,
@@ -86,7 +90,7 @@ public enum Kernels {
                                                 supported: MontgomeryKernel.wideSupported(CPU.features))
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, ghash, ghashWide, montgomery,
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, ghash, ghashWide, montgomery,
                                              modexp2048, x25519]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.

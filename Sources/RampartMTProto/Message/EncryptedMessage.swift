@@ -157,9 +157,9 @@ public enum EncryptedMessage {
             var bodyLength = 0
             var plain = [UInt8](unsafeUninitializedCapacity: plainLength) { out, count in
                 let pt = out.baseAddress!
-                pt.initialize(from: base.assumingMemoryBound(to: UInt8.self) + 24, count: plainLength)
+                // Decrypted straight from the packet (no copy first): unseal writes every byte.
                 count = plainLength
-                guard let qa = unseal(UnsafeMutableRawPointer(pt), plainLength: plainLength, msgKey: base + 8,
+                guard let qa = unseal(UnsafeMutableRawPointer(pt), from: base + 24, plainLength: plainLength, msgKey: base + 8,
                                       authKey: authKey, x: direction.x) else { return }
                 quickAck = qa
                 let raw = UnsafeRawPointer(pt)
@@ -247,18 +247,26 @@ public enum EncryptedMessage {
         return quickAck
     }
 
-    /// Decrypts `plainLength` bytes at `pt` in place with the key and IV derived from the packet's
-    /// `msgKey`, recomputes msg_key over the result and compares it in constant time. Returns the
-    /// quick-ack value, or nil on a mismatch.
+    /// Decrypts `plainLength` bytes from `source` (nil: in place at `pt`) into `pt` with the key and IV
+    /// derived from the packet's `msgKey`, recomputes msg_key over the result and compares it in
+    /// constant time. Returns the quick-ack value, or nil on a mismatch. Every byte of `pt` is written
+    /// (zeros when `plainLength` is not a whole number of blocks).
     @inline(__always)
-    static func unseal(_ pt: UnsafeMutableRawPointer, plainLength: Int, msgKey: UnsafeRawPointer, authKey: AuthKey, x: Int) -> UInt32? {
+    static func unseal(_ pt: UnsafeMutableRawPointer, from source: UnsafeRawPointer? = nil, plainLength: Int, msgKey: UnsafeRawPointer,
+                       authKey: AuthKey, x: Int) -> UInt32? {
         var scratch = KDFScratch()
         return withUnsafeMutableBytes(of: &scratch) { s -> UInt32? in
             let large = s.baseAddress!, keyIV = large + 32
             kdfV2(authKey, x, msgKey, into: keyIV)
-            guard plainLength % 16 == 0 else { secureZero(s); return nil }
-            AES.IGE.decrypt(pt, blocks: plainLength / 16, using: AES.Cipher(key256: keyIV), iv: keyIV + 32)
-            messageKeyLarge(authKey, x, UnsafeRawBufferPointer(start: pt, count: plainLength), into: large)
+            guard plainLength % 16 == 0 else {
+                secureZero(s)
+                pt.initializeMemory(as: UInt8.self, repeating: 0, count: plainLength)
+                return nil
+            }
+            // Decryption and msg_key_large = SHA-256(auth_key[88 + x ..< 120 + x] ‖ plaintext) in one pass
+            // (one stitched loop where AES-NI and SHA-NI exist).
+            AES.IGE.decryptHashing(pt, from: source, blocks: plainLength / 16, using: AES.Cipher(key256: keyIV), iv: keyIV + 32,
+                                   prefix: UnsafeRawBufferPointer(start: authKey.pointer(88 + x), count: 32), digest: large)
             let same = ConstantTime.equals(UnsafeRawBufferPointer(start: large + 8, count: 16),
                                            UnsafeRawBufferPointer(start: msgKey, count: 16))
             // Public by design: the quick-ack value (sent in clear by the server) and, once msg_key

@@ -114,6 +114,36 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             }
             #expect(Array(out[0..<4]) == Array(out[4..<8]), "wide and 128-bit AES kernels differ")
             results[i] = Array(out[0..<4])
+        case "ige-sha256":
+            // IGE decryption with SHA-256(prefix ‖ plaintext) (MTProto's receiver) at every block count
+            // from 0 to 70 (the SHA-256 block boundary falls 32 bytes into the plaintext), against
+            // decryption then SHA-256 separately; the stitched kernel runs on hardware.
+            let cipher = try AES.Cipher(key: pattern(32, 33), backend: b)
+            let prefix = pattern(32, 34), iv = pattern(32, 35)
+            var out: [[UInt8]] = []
+            for blocks in 0...70 {
+                var buffer = pattern(16 * blocks, UInt8(blocks))
+                let expectedPlain = try AES.IGE.decrypt(buffer, using: cipher, iv: iv)
+                var expectedHash = SHA256()
+                expectedHash.update(data: prefix + expectedPlain)
+                var v = iv
+                var digest = [UInt8](repeating: 0, count: 32)
+                buffer.withUnsafeMutableBytes { bb in
+                    v.withUnsafeMutableBytes { vb in
+                        prefix.withUnsafeBytes { pb in
+                            digest.withUnsafeMutableBytes { db in
+                                AES.IGE.decryptHashing(bb.baseAddress ?? UnsafeMutableRawPointer(vb.baseAddress!), blocks: blocks,
+                                                       using: cipher, iv: vb.baseAddress!, prefix: pb, digest: db.baseAddress!)
+                            }
+                        }
+                    }
+                }
+                #expect(buffer == expectedPlain, "plaintext, \(blocks) blocks")
+                #expect(digest == expectedHash.finalize().withUnsafeBytes { Array($0) }, "digest, \(blocks) blocks")
+                if blocks > 0 { #expect(Array(v[0..<16]) == Array(buffer.isEmpty ? [] : pattern(16 * blocks, UInt8(blocks)).suffix(16))) }
+                out.append(buffer + digest)
+            }
+            results[i] = out
         case "ghash":
             let cipher = try AES.Cipher(key: pattern(32, 7), backend: b)
             let msg = pattern(1037, 8), aad = pattern(300, 9)
@@ -172,8 +202,8 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ghash", "ghash-wide",
-                          "montgomery", "modexp-2048", "x25519"])
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ghash",
+                          "ghash-wide", "montgomery", "modexp-2048", "x25519"])
         // The wide GCM tier runs only alongside the GHASH kernel, the wide AES tier alongside AES-NI.
         if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
         if Kernels.aesWide.isActive { #expect(Kernels.aes.isActive) }
