@@ -55,6 +55,26 @@ func bigIntRows() -> [Row] {
     }
     rows.append(Row(operation: "rsa2048-public", size: 0, unit: .opsps, contenders: cs))
 
+    // Raw RSA-2048 private operation (CRT): what a server pays once per handshake (req_DH_params). Rampart's
+    // is constant time (no blinding needed); OpenSSL's is RSA_private_decrypt, CRT with blinding.
+    var keyRNG = SplitMix64(seed: 0x5253_4132)
+    if let priv = try? RSA.PrivateKey.generate(bits: 2048, using: &keyRNG) {
+        var m = randomBytes(count: 256, using: &rng)
+        m[0] = 0x23
+        let cin = m
+        cs = [Contender(implementation: "rampart") { consume(try! priv.rawPrivate(cin)[0]) }]
+        if let bn, let ref = OpenSSLBN.RSAPrivateKey(bn, pkcs1DER: priv.pkcs1DERRepresentation, modulusBytes: 256) {
+            let out = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 64)
+            let inp = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 64)
+            cin.withUnsafeBytes { inp.copyMemory(from: $0.baseAddress!, byteCount: 256) }
+            guard ref.decryptRaw(inp, into: out), Array(UnsafeRawBufferPointer(start: out, count: 256)) == (try! priv.rawPrivate(cin)) else {
+                fail("rsa2048-private: OpenSSL and Rampart disagree")
+            }
+            cs.append(Contender(implementation: "openssl") { _ = ref.decryptRaw(inp, into: out); consume(out) })
+        }
+        rows.append(Row(operation: "rsa2048-private", size: 0, unit: .opsps, contenders: cs))
+    }
+
     // 63-bit semiprimes (two 31/32-bit primes), a rotating set of eight.
     var semiprimes: [UInt64] = []
     func prime(near x: UInt64) -> UInt64 {

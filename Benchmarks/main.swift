@@ -72,7 +72,7 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["argon2id-m65536-t3-p1"], argon2Rows),
     (["x25519"], x25519Rows),
     (["box-beforenm", "box-seal"], boxRows),
-    (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "pq-factorize"], bigIntRows),
+    (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "rsa2048-private", "pq-factorize"], bigIntRows),
     (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),
     (["mtproto-handshake"], mtprotoHandshakeRows),
     (["mtproto-server-pings"], mtprotoServerPingRows),

@@ -43,6 +43,10 @@ public final class OpenSSLBN: @unchecked Sendable {
     let isPrimeEx: IsPrimeEx, checkPrime: CheckPrime?
     let montNew: New, montFree: Free, montSet: MontSet, setFlags: SetFlags
     let rsaNew: New, rsaFree: Free, rsaSet0Key: RSASet0Key, rsaPublicEncrypt: RSAPublicEncrypt
+    typealias D2IRSAPrivate = @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UnsafeMutablePointer<UnsafeRawPointer?>?, Int) -> OpaquePointer?
+    let d2iRSAPrivateKey: D2IRSAPrivate?
+    /// RSA_private_decrypt has RSA_public_encrypt's prototype.
+    let rsaPrivateDecrypt: RSAPublicEncrypt?
 
     private init?() {
         guard OpenSSL.shared != nil,
@@ -83,6 +87,8 @@ public final class OpenSSLBN: @unchecked Sendable {
         self.isPrimeEx = isPrimeEx; self.checkPrime = symbol(h, "BN_check_prime", as: CheckPrime.self)
         self.montNew = montNew; self.montFree = montFree; self.montSet = montSet; self.setFlags = setFlags
         self.rsaNew = rsaNew; self.rsaFree = rsaFree; self.rsaSet0Key = rsaSet0Key; self.rsaPublicEncrypt = rsaPublicEncrypt
+        d2iRSAPrivateKey = symbol(h, "d2i_RSAPrivateKey", as: D2IRSAPrivate.self)
+        rsaPrivateDecrypt = symbol(h, "RSA_private_decrypt", as: RSAPublicEncrypt.self)
     }
 
     /// A BIGNUM owned by Swift (freed with BN_clear_free).
@@ -278,6 +284,31 @@ public final class OpenSSLBN: @unchecked Sendable {
             var out = [UInt8](repeating: 0, count: size)
             let ok = input.withUnsafeBytes { i in out.withUnsafeMutableBytes { encryptRaw(i.baseAddress!, into: $0.baseAddress!) } }
             return ok ? out : nil
+        }
+    }
+
+    /// An RSA private key for raw (unpadded) private operations, loaded from PKCS#1 DER. OpenSSL runs
+    /// them with the CRT and, by default, blinding.
+    public final class RSAPrivateKey {
+        let lib: OpenSSLBN
+        let rsa: OpaquePointer
+        /// The modulus size in bytes.
+        public let size: Int
+        public init?(_ lib: OpenSSLBN, pkcs1DER der: [UInt8], modulusBytes: Int) {
+            self.lib = lib
+            guard let d2i = lib.d2iRSAPrivateKey, lib.rsaPrivateDecrypt != nil else { return nil }
+            let key: OpaquePointer? = der.withUnsafeBytes { b in
+                var p: UnsafeRawPointer? = b.baseAddress
+                return d2i(nil, &p, b.count)
+            }
+            guard let key else { return nil }
+            rsa = key
+            size = modulusBytes
+        }
+        deinit { lib.rsaFree(rsa) }
+        /// `RSA_private_decrypt(..., RSA_NO_PADDING)` of exactly `size` bytes into `out`; false on error.
+        public func decryptRaw(_ input: UnsafeRawPointer, into out: UnsafeMutableRawPointer) -> Bool {
+            lib.rsaPrivateDecrypt!(Int32(size), input, out, rsa, 3) == size
         }
     }
 }
