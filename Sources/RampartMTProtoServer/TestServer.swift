@@ -474,13 +474,16 @@ public struct TestServer {
             return false
         }
         if keyId == 0 { return handshake(packet, conn: &conn, id: id, now: now, reply: &reply, using: &rng) }
-        guard var state = keys[keyId] else {
+        // Taken out of the dictionary while it is worked on, so that the session's buffers (the replay
+        // window, pending acks) are uniquely referenced and change in place; a copy left in the
+        // dictionary made every packet copy them. Every path below puts it back, unless the key is
+        // forgotten.
+        guard var state = keys.removeValue(forKey: keyId) else {
             reply.log.append("connection \(id): unknown auth_key_id \(hex64(keyId)), answering -404")
             send(error: -404, conn, &reply, using: &rng)
             return false
         }
         if let why = expiry(of: state, now: now) {
-            keys[keyId] = nil
             keysEvicted += 1
             reply.log.append("connection \(id): auth key \(hex64(keyId)) forgotten (\(why)), answering -404")
             send(error: -404, conn, &reply, using: &rng)
@@ -528,6 +531,7 @@ public struct TestServer {
             return sent
         } catch {
             reply.log.append("connection \(id): message rejected (\(error)), closing")
+            keys[keyId] = state
             return false
         }
         touch(&state, now: now)

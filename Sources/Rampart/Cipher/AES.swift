@@ -375,3 +375,18 @@ func xorBytes(_ out: UnsafeMutableRawPointer, _ a: UnsafeRawPointer, _ b: Unsafe
         i += 1
     }
 }
+
+extension AES {
+    /// Expands a 32-byte key for the AES kernel into a stack buffer (encryption and decryption round
+    /// keys), runs `body` with them and the round count, and wipes the buffer. Only with
+    /// `Kernels.aes` active (the caller checks).
+    static func withStackSchedule256<R>(_ key: UnsafeRawPointer,
+                                        _ body: (UnsafeRawPointer, UnsafeRawPointer, Int) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: 512, alignment: 16) { buf in
+            let base = buf.baseAddress!
+            let rounds = AESKernel.expandKey(key, 32, base, base + 256)
+            defer { secureZero(buf) }
+            return body(UnsafeRawPointer(base), UnsafeRawPointer(base + 256), rounds)
+        }
+    }
+}

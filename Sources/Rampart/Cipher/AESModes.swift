@@ -61,21 +61,71 @@ extension AES {
         package static func decryptHashing(_ buffer: UnsafeMutableRawPointer, from input: UnsafeRawPointer? = nil, blocks: Int,
                                            using cipher: Cipher, iv: UnsafeMutableRawPointer, prefix: UnsafeRawBufferPointer,
                                            digest: UnsafeMutableRawPointer) {
-            let source = input ?? UnsafeRawPointer(buffer)
+            let s = cipher.schedule
+            decryptHashing(buffer, from: input ?? UnsafeRawPointer(buffer), blocks: blocks, iv: iv, prefix: prefix, digest: digest,
+                           stitched: s.hardware ? (s.dec, s.rounds) : nil) { src in cipher.igeDecrypt(iv, src, buffer, blocks) }
+        }
+
+        /// ``decryptHashing(_:from:blocks:using:iv:prefix:digest:)`` under a 32-byte key given as
+        /// bytes: with the AES kernel, its schedule is expanded on the stack and wiped after (no
+        /// allocation per message, as a server answering many small messages needs).
+        package static func decryptHashing(_ buffer: UnsafeMutableRawPointer, from input: UnsafeRawPointer? = nil, blocks: Int,
+                                           key256: UnsafeRawPointer, iv: UnsafeMutableRawPointer, prefix: UnsafeRawBufferPointer,
+                                           digest: UnsafeMutableRawPointer) {
+            let src = input ?? UnsafeRawPointer(buffer)
+            guard Kernels.aes.runs(on: CPU.defaultBackend) else {
+                decryptHashing(buffer, from: input, blocks: blocks, using: Cipher(key256: key256), iv: iv, prefix: prefix, digest: digest)
+                return
+            }
+            withStackSchedule256(key256) { enc, dec, rounds in
+                decryptHashing(buffer, from: src, blocks: blocks, iv: iv, prefix: prefix, digest: digest, stitched: (dec, rounds)) { s in
+                    if blocks > 0 { AESKernel.igeDecrypt(dec, rounds, iv, s, buffer, blocks) }
+                }
+            }
+        }
+
+        /// IGE encryption in place under a 32-byte key given as bytes (the stack-schedule form of
+        /// ``encrypt(_:blocks:using:iv:)``).
+        package static func encrypt(_ buffer: UnsafeMutableRawPointer, blocks: Int, key256: UnsafeRawPointer,
+                                    iv: UnsafeMutableRawPointer) {
+            guard blocks > 0 else { return }
+            guard Kernels.aes.runs(on: CPU.defaultBackend) else {
+                encrypt(buffer, blocks: blocks, using: Cipher(key256: key256), iv: iv)
+                return
+            }
+            withStackSchedule256(key256) { enc, _, rounds in AESKernel.igeEncrypt(enc, rounds, iv, buffer, buffer, blocks) }
+        }
+
+        /// IGE decryption in place under a 32-byte key given as bytes (the stack-schedule form of
+        /// ``decrypt(_:blocks:using:iv:)``).
+        package static func decrypt(_ buffer: UnsafeMutableRawPointer, blocks: Int, key256: UnsafeRawPointer,
+                                    iv: UnsafeMutableRawPointer) {
+            guard blocks > 0 else { return }
+            guard Kernels.aes.runs(on: CPU.defaultBackend) else {
+                decrypt(buffer, blocks: blocks, using: Cipher(key256: key256), iv: iv)
+                return
+            }
+            withStackSchedule256(key256) { _, dec, rounds in AESKernel.igeDecrypt(dec, rounds, iv, buffer, buffer, blocks) }
+        }
+
+        /// The shared body: the stitched kernel when `stitched` (a hardware decryption schedule) is
+        /// given and SHA-NI is there, else `decrypt` (from the source) then SHA-256.
+        private static func decryptHashing(_ buffer: UnsafeMutableRawPointer, from src: UnsafeRawPointer, blocks: Int,
+                                           iv: UnsafeMutableRawPointer, prefix: UnsafeRawBufferPointer, digest: UnsafeMutableRawPointer,
+                                           stitched: (dec: UnsafeRawPointer, rounds: Int)?, decrypt: (UnsafeRawPointer) -> Void) {
             precondition(prefix.count == 32, "the stitched hash takes a 32-byte prefix")
             var hashed = 0
             var words = SHA256Compressor.initialWords
-            if cipher.schedule.hardware, Kernels.igeSHA256.isActive, blocks >= 2 {
-                hashed = sha256K.withUnsafeBufferPointer { k in
+            if let k = stitched, Kernels.igeSHA256.isActive, blocks >= 2 {
+                hashed = sha256K.withUnsafeBufferPointer { kc in
                     withUnsafeMutablePointer(to: &words) { w in
                         w.withMemoryRebound(to: UInt32.self, capacity: 8) {
-                            IGESHA256Kernel.decrypt(cipher.schedule.dec, cipher.schedule.rounds, iv, source, buffer, blocks, $0,
-                                                    prefix.baseAddress!, k.baseAddress!)
+                            IGESHA256Kernel.decrypt(k.dec, k.rounds, iv, src, buffer, blocks, $0, prefix.baseAddress!, kc.baseAddress!)
                         }
                     }
                 }
             } else if blocks > 0 {
-                cipher.igeDecrypt(iv, source, buffer, blocks)
+                decrypt(src)
             }
             var h = SHA256()
             if hashed == 0 {

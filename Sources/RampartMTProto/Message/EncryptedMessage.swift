@@ -214,7 +214,7 @@ public enum EncryptedMessage {
                 kdfV2(authKey, direction.x, base + 8, into: keyIV)
                 withUnsafeMutableBytes(of: &block) { b in
                     b.baseAddress!.copyMemory(from: base + 24, byteCount: 16)
-                    AES.IGE.decrypt(b.baseAddress!, blocks: 1, using: AES.Cipher(key256: keyIV), iv: keyIV + 32)
+                    AES.IGE.decrypt(b.baseAddress!, blocks: 1, key256: keyIV, iv: keyIV + 32)
                 }
                 secureZero(s)
                 let sid = withUnsafeBytes(of: &block) { Int64(bitPattern: $0.baseAddress!.loadLE64(8)) }
@@ -240,7 +240,7 @@ public enum EncryptedMessage {
             // unencrypted. A length that is not whole blocks is a bug in this module: trap rather
             // than send a plaintext tail.
             precondition(plainLength % 16 == 0, "MTProto plaintext is padded to whole AES blocks")
-            AES.IGE.encrypt(pt, blocks: plainLength / 16, using: AES.Cipher(key256: keyIV), iv: keyIV + 32)
+            AES.IGE.encrypt(pt, blocks: plainLength / 16, key256: keyIV, iv: keyIV + 32)
             secureZero(s)
             return qa
         }
@@ -265,7 +265,7 @@ public enum EncryptedMessage {
             }
             // Decryption and msg_key_large = SHA-256(auth_key[88 + x ..< 120 + x] ‖ plaintext) in one pass
             // (one stitched loop where AES-NI and SHA-NI exist).
-            AES.IGE.decryptHashing(pt, from: source, blocks: plainLength / 16, using: AES.Cipher(key256: keyIV), iv: keyIV + 32,
+            AES.IGE.decryptHashing(pt, from: source, blocks: plainLength / 16, key256: keyIV, iv: keyIV + 32,
                                    prefix: UnsafeRawBufferPointer(start: authKey.pointer(88 + x), count: 32), digest: large)
             let same = ConstantTime.equals(UnsafeRawBufferPointer(start: large + 8, count: 16),
                                            UnsafeRawBufferPointer(start: msgKey, count: 16))
