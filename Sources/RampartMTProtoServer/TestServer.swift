@@ -499,36 +499,18 @@ public struct TestServer {
             // Server salt (Docs/MTProto.md §2.3): the message was authentic but is not processed, and the
             // session did not consume its msg_id; bad_server_salt (code 48) carries the current
             // salt, and the client re-sends under it.
-            touch(&state, now: now)
             reply.log.append("connection \(id): bad server salt \(hex64(UInt64(bitPattern: rejected.salt))), answering bad_server_salt")
-            let sent: Bool
-            do {
-                let out = try state.session.encryptBadServerSalt(answering: rejected, now: now, using: &rng)
-                reply.send += try conn.transport.encode(out.packet, using: &rng)
-                sent = true
-            } catch {
-                reply.log.append("connection \(id): cannot answer (\(error)), closing")
-                sent = false
+            return answerUnprocessed(&state, keyId: keyId, conn: conn, id: id, now: now, reply: &reply, using: &rng) { s, r throws(MTProtoError) in
+                try s.encryptBadServerSalt(answering: rejected, now: now, using: &r)
             }
-            keys[keyId] = state
-            return sent
         } catch .badMessageTime(let rejected) {
             // Time window (Docs/MTProto.md §1.6.9): an authentic message whose msg_id is too far off
             // is answered with bad_msg_notification 16/17, whose msg_id carries the server's time;
             // the client corrects its clock and sends it again. Nothing was committed.
-            touch(&state, now: now)
             reply.log.append("connection \(id): msg_id outside the time window, answering bad_msg_notification \(rejected.code)")
-            let sent: Bool
-            do {
-                let out = try state.session.encryptBadMsgNotification(answering: rejected, now: now, using: &rng)
-                reply.send += try conn.transport.encode(out.packet, using: &rng)
-                sent = true
-            } catch {
-                reply.log.append("connection \(id): cannot answer (\(error)), closing")
-                sent = false
+            return answerUnprocessed(&state, keyId: keyId, conn: conn, id: id, now: now, reply: &reply, using: &rng) { s, r throws(MTProtoError) in
+                try s.encryptBadMsgNotification(answering: rejected, now: now, using: &r)
             }
-            keys[keyId] = state
-            return sent
         } catch {
             reply.log.append("connection \(id): message rejected (\(error)), closing")
             keys[keyId] = state
@@ -589,6 +571,26 @@ public struct TestServer {
         }
         for p in pushes { deliver(p.updates, to: p.user, now: now, current: id, reply: &reply, using: &rng) }
         return true
+    }
+
+    /// Answers an authentic message the session refused before processing it (a bad salt, a msg_id
+    /// outside the time window) with `answer`'s packet, keeps the key (used now) and returns whether
+    /// the answer went out (false: close the connection).
+    private mutating func answerUnprocessed<R: RandomNumberGenerator>(
+        _ state: inout KeyState, keyId: UInt64, conn: Connection, id: TestServerConnectionID, now: Double,
+        reply: inout TestServerReply, using rng: inout R,
+        _ answer: (inout Session, inout R) throws(MTProtoError) -> OutgoingMessage
+    ) -> Bool {
+        touch(&state, now: now)
+        defer { keys[keyId] = state }
+        do {
+            let out = try answer(&state.session, &rng)
+            reply.send += try conn.transport.encode(out.packet, using: &rng)
+            return true
+        } catch {
+            reply.log.append("connection \(id): cannot answer (\(error)), closing")
+            return false
+        }
     }
 
     /// Makes the session the packet claims (``EncryptedMessage/claimedSessionId(_:authKey:direction:)``,
