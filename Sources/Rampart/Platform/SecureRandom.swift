@@ -227,7 +227,15 @@ final class DRBGState {
         set { page.storeBytes(of: newValue, toByteOffset: 40, as: Int.self) }
     }
 
-    /// Test hook: the state keyed with `key`, seeded, no reseed due for an hour, buffer empty.
+    /// Test hook: forgets the state (buffer and key wiped); the next output seeds afresh from the OS.
+    /// Every test that calls ``setKeyForTesting(_:)`` must call this when done, or later code on the
+    /// same thread would draw from a stream the test made predictable.
+    func resetForTesting() {
+        secureZero(UnsafeMutableRawBufferPointer(start: page, count: Self.pageSize))
+    }
+
+    /// Test hook: the state keyed with `key`, seeded, no reseed due for an hour, buffer empty. Pair
+    /// it with ``resetForTesting()``.
     func setKeyForTesting(_ key: [UInt8]) {
         precondition(key.count == 32)
         key.withUnsafeBytes { (page + Self.keyOffset).copyMemory(from: $0.baseAddress!, byteCount: 32) }
