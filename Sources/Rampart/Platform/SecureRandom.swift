@@ -47,6 +47,11 @@ import Darwin
 /// `Sendable`. If the operating system cannot provide randomness, the process traps (as
 /// `SystemRandomNumberGenerator` does): there is no safe way to continue.
 public struct SecureRandom: RandomNumberGenerator, Sendable {
+    /// One byte of storage, never read: an empty struct has no address of its own, and
+    /// ThreadSanitizer then saw every thread's `inout` generator at one shared address and reported
+    /// races between unrelated generators (CI's sanitizer step). With a byte, each value is its own.
+    private var storage: UInt8 = 0
+
     /// A generator that reads the calling thread's state.
     public init() {}
 
