@@ -74,6 +74,8 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["box-beforenm", "box-seal"], boxRows),
     (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "rsa2048-private", "pq-factorize"], bigIntRows),
     (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),
+    (["mtproto-encrypt-batch-v2"], mtprotoBatchRows),
+    (["aes256-ige-lanes"], multiBufferRows),
     (["mtproto-handshake"], mtprotoHandshakeRows),
     (["mtproto-server-pings"], mtprotoServerPingRows),
     (["random-bytes"], randomRows),

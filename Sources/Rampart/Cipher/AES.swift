@@ -165,8 +165,8 @@ extension AES {
         /// Expands the 32-byte key at `key256`. For protocol code in this package whose key size is
         /// fixed by construction: it cannot fail, so an encryption path built on it has no error to
         /// drop.
-        package init(key256: UnsafeRawPointer) {
-            schedule = Schedule(checkedKey: key256, count: 32, backend: CPU.defaultBackend)
+        package init(key256: UnsafeRawPointer, backend: Backend = CPU.defaultBackend) {
+            schedule = Schedule(checkedKey: key256, count: 32, backend: backend)
         }
 
         /// The key length in bytes (16, 24 or 32).

@@ -102,4 +102,14 @@ enum IGESHA256Kernel {
     }
 }
 
+enum IGELanesKernel {
+    static let name: String? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static let lanes = 1
+    static func encrypt(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rounds: Int, _ ivs: UnsafePointer<UnsafeMutableRawPointer>,
+                        _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int) {
+        preconditionFailure("unreachable: Kernels.igeLanes is inactive on this architecture")
+    }
+}
+
 #endif

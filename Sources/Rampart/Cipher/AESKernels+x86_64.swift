@@ -121,4 +121,19 @@ enum GHASHWideKernel {
     }
 }
 
+/// IGE encryption of eight independent messages at once (multi-buffer, ``MultiBuffer``): AES-NI, one
+/// round of every lane per step so that the two AES units stay busy.
+enum IGELanesKernel {
+    static let name: String? = "aes-ni-x8"
+    static func supported(_ f: CPUFeatures) -> Bool { f.aes && f.ssse3 && f.sse41 }
+    static let lanes = 8
+
+    /// `n` blocks of each of eight lanes (schedules, 32-byte IVs, in-place data, byte strides).
+    @inline(__always)
+    static func encrypt(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rounds: Int, _ ivs: UnsafePointer<UnsafeMutableRawPointer>,
+                        _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int) {
+        aesniIGEEncrypt8(schedules, rounds, ivs, data, strides, n)
+    }
+}
+
 #endif

@@ -79,6 +79,10 @@ public enum Kernels {
     /// more; the rest of a message runs on ``ghash``'s 128-bit kernel.
     public static let ghashWide = KernelChoice("ghash-wide", kernel: GHASHWideKernel.name,
                                                supported: ghash.isActive && GHASHWideKernel.supported(CPU.features))
+    /// AES-IGE encryption of several independent messages at once, eight lanes (x86_64: AES-NI), for
+    /// MTProto's batch encryption.
+    public static let igeLanes = KernelChoice("ige-lanes", kernel: IGELanesKernel.name,
+                                              supported: aes.isActive && IGELanesKernel.supported(CPU.features))
     /// Montgomery multiplication and squaring at every size (x86_64: `mulx`/`adcx`/`adox`).
     public static let montgomery = KernelChoice("montgomery", kernel: MontgomeryKernel.name,
                                                 supported: MontgomeryKernel.supported(CPU.features))
@@ -90,7 +94,7 @@ public enum Kernels {
                                                 supported: MontgomeryKernel.wideSupported(CPU.features))
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, ghash, ghashWide, montgomery,
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, ghash, ghashWide, montgomery,
                                              modexp2048, x25519]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.
