@@ -80,6 +80,48 @@ func compress(_ s0: inout V4, _ s1: inout V4, _ a: V4, _ b: V4, _ c: V4, _ d: V4
     s1 &+= save1
 }
 
+/// One SHA-256 compression in flight, advanced four rounds (one message group) at a time, so that its
+/// groups can be placed between AES rounds (`stitchedIteration`).
+struct ShaBlock {
+    var s0: V4, s1: V4
+    var save0: V4, save1: V4
+    var m0: V4, m1: V4, m2: V4, m3: V4
+
+    /// Starts compressing the 64 bytes (a ‖ b ‖ c ‖ d, message byte order) into (s0, s1).
+    @inline(__always) init(_ s0: V4, _ s1: V4, _ a: V4, _ b: V4, _ c: V4, _ d: V4) {
+        self.s0 = s0; self.s1 = s1; save0 = s0; save1 = s1
+        m0 = bswap32(a); m1 = bswap32(b); m2 = bswap32(c); m3 = bswap32(d)
+    }
+    @inline(__always) func m(_ i: Int) -> V4 {
+        switch i & 3 {
+        case 0: return m0
+        case 1: return m1
+        case 2: return m2
+        default: return m3
+        }
+    }
+    @inline(__always) mutating func setM(_ i: Int, _ v: V4) {
+        switch i & 3 {
+        case 0: m0 = v
+        case 1: m1 = v
+        case 2: m2 = v
+        default: m3 = v
+        }
+    }
+    /// Rounds 4g ..< 4g + 4 with the message schedule step that goes with them (g a literal at every
+    /// call after inlining, so the switches fold): the same sequence as `compress`.
+    @inline(__always) mutating func group(_ g: Int, _ kk: V4) {
+        let m = m(g)
+        let wk = m &+ kk
+        s1 = rnds2(s1, s0, wk)
+        if g >= 3 && g <= 14 { setM(g + 1, msg2(self.m(g + 1) &+ alignr4(m, self.m(g - 1)), m)) }
+        s0 = rnds2(s0, s1, V4(wk[2], wk[3], wk[0], wk[1]))
+        if g >= 1 && g <= 12 { setM(g - 1, msg1(self.m(g - 1), m)) }
+    }
+    /// The state after the sixteenth group.
+    @inline(__always) var finished: (V4, V4) { (s0 &+ save0, s1 &+ save1) }
+}
+
 /// IGE decryption of `blocks` blocks with the decryption schedule `dk` (p_i = D(c_i ^ p_{i-1}) ^
 /// c_{i-1}; `iv` is c_0 then p_0 and becomes the last ciphertext and plaintext blocks), and SHA-256
 /// over `prefix` (32 bytes) ‖ the plaintext, as far as whole 64-byte SHA-256 blocks go: `state` (eight
@@ -121,6 +163,43 @@ public func aesniIGEDecryptSHA256(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: U
     // complete block j + 1 are decrypted.
     decrypt(upTo: 2)
     var j = 0  // the next SHA-256 block to compress (blocks < j are absorbed)
+    // AES-256 (14 rounds, every MTProto message): after the first SHA block, each iteration runs
+    // the four IGE blocks with the sixteen message groups of SHA block j placed between their AES
+    // rounds, four per IGE block, one every three rounds. Left to itself the compiler emits "four
+    // IGE blocks, then one compression", and the two chains overlap only as far as the reorder
+    // window reaches.
+    if rounds == 14 && 4 * (j + 1) + 2 <= blocks {
+        decrypt(upTo: 6)
+        compress(&s0, &s1, w(prefix, 0), w(prefix, 16), w(output, 0), w(output, 16), k)
+        j = 1
+        @inline(__always) func kq(_ i: Int) -> V4 { k.loadUnaligned(fromByteOffset: 16 * i, as: V4.self) }
+        while 4 * (j + 1) + 2 <= blocks {
+            let o = 64 * j - 32
+            var sha = ShaBlock(s0, s1, w(output, o), w(output, o + 16), w(output, o + 32), w(output, o + 48))
+            /// IGE block `done` with message groups g ..< g + 4 between its rounds.
+            @inline(__always) func block(_ g: Int) {
+                let c = load(input, 16 * done)
+                var x = c ^ pPrev ^ k0
+                x = aesdec(x, load(dk, 16)); x = aesdec(x, load(dk, 32)); x = aesdec(x, load(dk, 48))
+                sha.group(g, kq(g))
+                x = aesdec(x, load(dk, 64)); x = aesdec(x, load(dk, 80)); x = aesdec(x, load(dk, 96))
+                sha.group(g + 1, kq(g + 1))
+                x = aesdec(x, load(dk, 112)); x = aesdec(x, load(dk, 128)); x = aesdec(x, load(dk, 144))
+                sha.group(g + 2, kq(g + 2))
+                x = aesdec(x, load(dk, 160)); x = aesdec(x, load(dk, 176)); x = aesdec(x, load(dk, 192))
+                sha.group(g + 3, kq(g + 3))
+                x = aesdec(x, load(dk, 208))
+                let p = aesdeclast(x, kl ^ cPrev)
+                store(p, output, 16 * done)
+                cPrev = c
+                pPrev = p
+                done += 1
+            }
+            block(0); block(4); block(8); block(12)
+            (s0, s1) = sha.finished
+            j += 1
+        }
+    }
     while 4 * (j + 1) + 2 <= blocks {
         decrypt(upTo: 4 * (j + 1) + 2)
         if j == 0 {
