@@ -40,6 +40,19 @@ public struct SHA256: HashFunction {
     }
 }
 
+extension SHA256 {
+    /// SHA-256 of a message of at most 55 bytes whose one padded block the caller built (`block`: the
+    /// message, 0x80, zeros, the bit length big-endian in bytes 56..<64): one compression from the
+    /// initial value, the digest written to `out` (32 bytes). No hasher object, no buffering: for
+    /// MTProto's KDF, two such hashes per message (Docs/MTProto.md §1.3).
+    package static func digest(ofPaddedBlock block: UnsafeRawPointer, into out: UnsafeMutableRawPointer) {
+        var w = SHA256Compressor.initialWords
+        SHA256Compressor.compress(&w, block, 1, CPU.defaultBackend)
+        SHA256Compressor.store(w, out)
+        withUnsafeMutableBytes(of: &w) { secureZero($0) }
+    }
+}
+
 @usableFromInline
 enum SHA256Compressor: MDCompressor {
     @usableFromInline typealias Words = SIMD8<UInt32>

@@ -145,18 +145,21 @@ func messageKeyLarge(_ key: AuthKey, _ x: Int, _ plaintext: UnsafeRawBufferPoint
 /// KDF v2 into `out`: aes_key (32 bytes) then aes_iv (32 bytes). `msgKey` points at 16 bytes.
 @inline(__always)
 func kdfV2(_ key: AuthKey, _ x: Int, _ msgKey: UnsafeRawPointer, into out: UnsafeMutableRawPointer) {
-    let m = UnsafeRawBufferPointer(start: msgKey, count: 16)
-    var ha = SHA256()
-    ha.update(bufferPointer: m)
-    ha.update(bufferPointer: UnsafeRawBufferPointer(start: key.pointer(x), count: 36))
-    var hb = SHA256()
-    hb.update(bufferPointer: UnsafeRawBufferPointer(start: key.pointer(40 + x), count: 36))
-    hb.update(bufferPointer: m)
-    var ab = SIMD64<UInt8>()
-    withUnsafeMutableBytes(of: &ab) { s in
-        let a = s.baseAddress!, b = a + 32
-        storeDigest(ha.finalize(), a)
-        storeDigest(hb.finalize(), b)
+    // sha256_a = SHA256(msg_key ‖ auth_key[x ..< x+36]), sha256_b = SHA256(auth_key[40+x ..< 76+x] ‖ msg_key):
+    // 52 bytes each, so each is one padded block, built here and compressed once.
+    var blocks = (SIMD64<UInt8>(), SIMD64<UInt8>(), SIMD64<UInt8>())
+    withUnsafeMutableBytes(of: &blocks) { s in
+        let ba = s.baseAddress!, bb = ba + 64, a = ba + 128, b = ba + 160
+        ba.copyMemory(from: msgKey, byteCount: 16)
+        (ba + 16).copyMemory(from: key.pointer(x), byteCount: 36)
+        bb.copyMemory(from: key.pointer(40 + x), byteCount: 36)
+        (bb + 36).copyMemory(from: msgKey, byteCount: 16)
+        ba.storeBytes(of: 0x80, toByteOffset: 52, as: UInt8.self)
+        bb.storeBytes(of: 0x80, toByteOffset: 52, as: UInt8.self)
+        ba.storeBE64(52 * 8, 56)
+        bb.storeBE64(52 * 8, 56)
+        SHA256.digest(ofPaddedBlock: ba, into: a)
+        SHA256.digest(ofPaddedBlock: bb, into: b)
         // aes_key = a[0..<8] ‖ b[8..<24] ‖ a[24..<32]; aes_iv = b[0..<8] ‖ a[8..<24] ‖ b[24..<32]
         out.copyMemory(from: a, byteCount: 8)
         (out + 8).copyMemory(from: b + 8, byteCount: 16)
@@ -166,8 +169,6 @@ func kdfV2(_ key: AuthKey, _ x: Int, _ msgKey: UnsafeRawPointer, into out: Unsaf
         (out + 56).copyMemory(from: b + 24, byteCount: 8)
         secureZero(s)
     }
-    withUnsafeMutableBytes(of: &ha) { secureZero($0) }
-    withUnsafeMutableBytes(of: &hb) { secureZero($0) }
 }
 
 /// Copies a SHA-256 digest into `out` and wipes the digest value.
