@@ -125,6 +125,7 @@ public enum EncryptedMessage {
     ///   - sessionId: the expected `session_id`, or `nil` to accept any (a server meeting a new
     ///     session).
     ///   - serverTime: the current server time in Unix seconds, or `nil` before the offset is known.
+    @_specialize(where P == [UInt8])
     public static func decrypt<P: Collection<UInt8>>(
         _ packet: P, authKey: AuthKey, direction: MTProtoDirection, sessionId: Int64?,
         replayWindow: inout ReplayWindow, serverTime: Double? = nil, timeWindow: TimeWindow = .standard
@@ -142,6 +143,7 @@ public enum EncryptedMessage {
 
     /// Decrypts and checks everything except recording the id: the replay window is consulted
     /// (`window`) but not changed. Returns nil on any failure.
+    @_specialize(where P == [UInt8])
     static func open<P: Collection<UInt8>>(
         _ packet: P, authKey: AuthKey, direction: MTProtoDirection, sessionId: Int64?,
         serverTime: Double?, timeWindow: TimeWindow, window: ReplayWindow? = nil, allowOutsideTimeWindow: Bool = false
@@ -202,6 +204,7 @@ public enum EncryptedMessage {
     /// packet's msg_key **before** that is checked. Not authenticated: a server uses it only to choose
     /// which ``Session`` (of several under one auth key) then decrypts and checks the whole packet.
     /// Nil when the packet is too short or under another key.
+    @_specialize(where P == [UInt8])
     package static func claimedSessionId<P: Collection<UInt8>>(_ packet: P, authKey: AuthKey,
                                                                direction: MTProtoDirection) -> Int64? {
         withContiguousBytes(packet) { p -> Int64? in

@@ -391,6 +391,7 @@ public struct Session: Sendable {
     /// - Throws: ``MTProtoError/rejectedMessage`` for any §1.6 check; ``MTProtoError/badServerSalt(_:)``
     ///   (server) for a salt it does not accept; ``MTProtoError/invalidServiceMessage(_:)`` or a TL
     ///   error for a malformed container. The session is unchanged then.
+    @_specialize(where P == [UInt8])
     public mutating func decrypt<P: Collection<UInt8>>(_ packet: P, now: Double) throws(MTProtoError) -> [IncomingMessage] {
         let enforceTime = role == .server || messageIds.timeOffset != nil
         let serverTime: Double? = enforceTime ? messageIds.serverTime(at: now) : nil
