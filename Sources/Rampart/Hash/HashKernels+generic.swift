@@ -12,11 +12,21 @@ enum SHA1Kernel {
 }
 
 enum SHA256Kernel {
+    enum Tier: CaseIterable {
+        var name: String { "" }
+        func supported(_ f: CPUFeatures) -> Bool { false }
+    }
     static let name: String? = nil
+    static func tier(_ f: CPUFeatures) -> Tier? { nil }
     static func supported(_ f: CPUFeatures) -> Bool { false }
+    static let selected: Tier? = nil
     static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
                        _ k: UnsafePointer<UInt32>) {
         preconditionFailure("unreachable: Kernels.sha256 is inactive on this architecture")
+    }
+    static func blocks(_ tier: Tier, _ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
+                       _ k: UnsafePointer<UInt32>) {
+        preconditionFailure("unreachable: no SHA-256 kernel on this architecture")
     }
 }
 

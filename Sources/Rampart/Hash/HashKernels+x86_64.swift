@@ -1,5 +1,6 @@
 // x86_64 bindings of the hash kernels (see Platform/Kernels.swift): SHA-1 and SHA-256 on the SHA
-// extensions (RampartAccelSHA), SHA-512 and BLAKE2b on AVX2 with BMI2 (RampartAccelAVX2).
+// extensions (RampartAccelSHA) or, without them, on AVX2 with BMI2 (RampartAccelAVX2); SHA-512 and
+// BLAKE2b on AVX2 with BMI2.
 #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
 
 internal import RampartAccelSHA
@@ -19,15 +20,66 @@ enum SHA1Kernel {
 }
 
 enum SHA256Kernel {
-    static let name: String? = "sha-ni"
-    static func supported(_ f: CPUFeatures) -> Bool { f.sha && f.ssse3 && f.sse41 }
+    /// The x86_64 kernels, best first: the SHA extensions, then an AVX2 message schedule with BMI2
+    /// rounds for processors without them.
+    enum Tier: CaseIterable {
+        case shaNI, avx2
 
-    /// Compresses `count` 64-byte blocks into the eight state words with the round constants `k`.
+        var name: String {
+            switch self {
+            case .shaNI: "sha-ni"
+            case .avx2: "avx2"
+            }
+        }
+
+        /// `avx2` implies BMI1 and BMI2 (CPU.swift requires all of them for the AVX2 tier).
+        func supported(_ f: CPUFeatures) -> Bool {
+            switch self {
+            case .shaNI: f.sha && f.ssse3 && f.sse41
+            case .avx2: f.avx2
+            }
+        }
+    }
+
+    /// The best kernel this architecture has.
+    static let name: String? = Tier.shaNI.name
+    /// The best kernel the processor runs, if any.
+    static func tier(_ f: CPUFeatures) -> Tier? { Tier.allCases.first { $0.supported(f) } }
+    static func supported(_ f: CPUFeatures) -> Bool { tier(f) != nil }
+    /// The kernel `Kernels.sha256` runs (`nil` when that choice is inactive).
+    static let selected: Tier? = tier(CPU.features)
+
+    /// The round constants as the AVX2 kernel reads them: K[4j..4j+3] twice (once per block of a pair).
+    static let constantQuads: [UInt32] = {
+        var t: [UInt32] = []
+        t.reserveCapacity(128)
+        for j in 0..<16 {
+            for _ in 0..<2 { for i in 0..<4 { t.append(sha256K[4 * j + i]) } }
+        }
+        return t
+    }()
+
+    /// Compresses `count` 64-byte blocks into the eight state words with the selected kernel (`k`: the
+    /// 64 round constants in order).
     @inline(__always)
     static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
                        _ k: UnsafePointer<UInt32>) {
+        self.blocks(selected ?? .avx2, &words, blocks, count, k)
+    }
+
+    /// Compresses with the given kernel, which the caller has checked the processor supports.
+    @inline(__always)
+    static func blocks(_ tier: Tier, _ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
+                       _ k: UnsafePointer<UInt32>) {
         withUnsafeMutablePointer(to: &words) { w in
-            w.withMemoryRebound(to: UInt32.self, capacity: 8) { sha256BlocksSHANI($0, blocks, count, k) }
+            w.withMemoryRebound(to: UInt32.self, capacity: 8) { state in
+                switch tier {
+                case .shaNI:
+                    sha256BlocksSHANI(state, blocks, count, k)
+                case .avx2:
+                    constantQuads.withUnsafeBufferPointer { sha256BlocksAVX2(state, blocks, count, $0.baseAddress!) }
+                }
+            }
         }
     }
 }

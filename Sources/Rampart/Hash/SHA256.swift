@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4): portable compression plus the x86_64 SHA-NI kernel behind one seam.
+// SHA-256 (FIPS 180-4): portable compression plus the x86_64 kernels (SHA-NI, AVX2) behind one seam.
 
 /// A SHA-256 digest (32 bytes), compared in constant time.
 public struct SHA256Digest: Digest {
@@ -50,6 +50,34 @@ extension SHA256 {
         SHA256Compressor.compress(&w, block, 1, CPU.defaultBackend)
         SHA256Compressor.store(w, out)
         withUnsafeMutableBytes(of: &w) { secureZero($0) }
+    }
+}
+
+extension SHA256 {
+    /// The SHA-256 kernels this processor runs, best first (`Kernels.sha256` selects the first): each
+    /// is checked against the portable code by the tests, not only the selected one.
+    @_spi(Testing) public static var kernelNames: [String] {
+        SHA256Kernel.Tier.allCases.filter { $0.supported(CPU.features) }.map(\.name)
+    }
+
+    /// Compresses the whole 64-byte blocks of `blocks` into `state` (eight words) with the kernel
+    /// named `kernel` (one of ``kernelNames``) or with `"portable"`; `false` if this processor has no
+    /// such kernel.
+    @_spi(Testing) public static func compress(_ state: inout [UInt32], blocks: UnsafeRawBufferPointer,
+                                               kernel: String) -> Bool {
+        precondition(state.count == 8)
+        var w = SIMD8<UInt32>(state)
+        let n = blocks.count / 64
+        if kernel == "portable" {
+            if n > 0 { sha256BlocksPortable(&w, blocks.baseAddress!, n) }
+        } else {
+            guard let tier = SHA256Kernel.Tier.allCases.first(where: { $0.name == kernel && $0.supported(CPU.features) }) else {
+                return false
+            }
+            if n > 0 { sha256K.withUnsafeBufferPointer { SHA256Kernel.blocks(tier, &w, blocks.baseAddress!, n, $0.baseAddress!) } }
+        }
+        state = (0..<8).map { w[$0] }
+        return true
     }
 }
 

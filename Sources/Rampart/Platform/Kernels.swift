@@ -48,8 +48,10 @@ public struct KernelChoice: Sendable, Hashable, CustomStringConvertible {
 public enum Kernels {
     /// SHA-1 compression (x86_64: the SHA extensions).
     public static let sha1 = KernelChoice("sha1", kernel: SHA1Kernel.name, supported: SHA1Kernel.supported(CPU.features))
-    /// SHA-256 compression (x86_64: the SHA extensions).
-    public static let sha256 = KernelChoice("sha256", kernel: SHA256Kernel.name, supported: SHA256Kernel.supported(CPU.features))
+    /// SHA-256 compression (x86_64: the SHA extensions, or without them an AVX2 message schedule with
+    /// BMI2 rounds; the name is the one this processor runs).
+    public static let sha256 = KernelChoice("sha256", kernel: SHA256Kernel.selected?.name ?? SHA256Kernel.name,
+                                            supported: SHA256Kernel.selected != nil)
     /// SHA-512 compression (x86_64: AVX2 message schedule with BMI2 rounds).
     public static let sha512 = KernelChoice("sha512", kernel: SHA512Kernel.name, supported: SHA512Kernel.supported(CPU.features))
     /// BLAKE2b compression (x86_64: AVX2).

@@ -56,3 +56,29 @@ func shaKernelsMatchPortable(_ alg: String) {
         }
     }
 }
+
+/// Every SHA-256 kernel the processor runs (SHA-NI and AVX2 on a CPU with both, where only the first is
+/// selected), not just the selected one: 0 to 41 blocks from unaligned addresses against the portable
+/// compression, from a state that is not the initial value.
+@Test("SHA-256: every kernel this processor has equals the portable compression")
+func sha256EveryKernelMatchesPortable() {
+    let kernels = SHA256.kernelNames
+    if kernels.isEmpty { print("note: no SHA-256 kernel on this processor; nothing to compare") }
+    for kernel in kernels {
+        for n in 0...41 {
+            let offset = n % 5
+            let data = shaPattern(offset + 64 * n, seed: UInt64(1000 + n))
+            let start: [UInt32] = (0..<8).map { UInt32(truncatingIfNeeded: $0 &* 0x9e3779b9 &+ n) }
+            var hw = start, sw = start
+            data.withUnsafeBytes { raw in
+                let body = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                #expect(SHA256.compress(&hw, blocks: body, kernel: kernel))
+                #expect(SHA256.compress(&sw, blocks: body, kernel: "portable"))
+            }
+            #expect(hw == sw, "\(kernel): \(n) blocks at offset \(offset)")
+            if hw != sw { return }
+        }
+    }
+    var unused = [UInt32](repeating: 0, count: 8)
+    #expect(!SHA256.compress(&unused, blocks: UnsafeRawBufferPointer(start: nil, count: 0), kernel: "no-such-kernel"))
+}
