@@ -4,10 +4,19 @@
 #if !arch(x86_64) || RAMPART_TYPECHECK_ARM64
 
 enum SHA1Kernel {
+    enum Tier: CaseIterable {
+        var name: String { "" }
+        func supported(_ f: CPUFeatures) -> Bool { false }
+    }
     static let name: String? = nil
+    static func tier(_ f: CPUFeatures) -> Tier? { nil }
     static func supported(_ f: CPUFeatures) -> Bool { false }
+    static let selected: Tier? = nil
     static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
         preconditionFailure("unreachable: Kernels.sha1 is inactive on this architecture")
+    }
+    static func blocks(_ tier: Tier, _ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
+        preconditionFailure("unreachable: no SHA-1 kernel on this architecture")
     }
 }
 

@@ -7,14 +7,51 @@ internal import RampartAccelSHA
 internal import RampartAccelAVX2
 
 enum SHA1Kernel {
-    static let name: String? = "sha-ni"
-    static func supported(_ f: CPUFeatures) -> Bool { f.sha && f.ssse3 && f.sse41 }
+    /// The x86_64 kernels, best first: the SHA extensions, then an AVX2 message schedule with BMI2
+    /// rounds for processors without them.
+    enum Tier: CaseIterable {
+        case shaNI, avx2
 
-    /// Compresses `count` 64-byte blocks into the five state words.
+        var name: String {
+            switch self {
+            case .shaNI: "sha-ni"
+            case .avx2: "avx2"
+            }
+        }
+
+        /// `avx2` implies BMI1 and BMI2 (CPU.swift requires all of them for the AVX2 tier).
+        func supported(_ f: CPUFeatures) -> Bool {
+            switch self {
+            case .shaNI: f.sha && f.ssse3 && f.sse41
+            case .avx2: f.avx2
+            }
+        }
+    }
+
+    /// The best kernel this architecture has.
+    static let name: String? = Tier.shaNI.name
+    /// The best kernel the processor runs, if any.
+    static func tier(_ f: CPUFeatures) -> Tier? { Tier.allCases.first { $0.supported(f) } }
+    static func supported(_ f: CPUFeatures) -> Bool { tier(f) != nil }
+    /// The kernel `Kernels.sha1` runs (`nil` when that choice is inactive).
+    static let selected: Tier? = tier(CPU.features)
+
+    /// Compresses `count` 64-byte blocks into the five state words with the selected kernel.
     @inline(__always)
     static func blocks(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
+        self.blocks(selected ?? .avx2, &words, blocks, count)
+    }
+
+    /// Compresses with the given kernel, which the caller has checked the processor supports.
+    @inline(__always)
+    static func blocks(_ tier: Tier, _ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
         withUnsafeMutablePointer(to: &words) { w in
-            w.withMemoryRebound(to: UInt32.self, capacity: 8) { sha1BlocksSHANI($0, blocks, count) }
+            w.withMemoryRebound(to: UInt32.self, capacity: 8) { state in
+                switch tier {
+                case .shaNI: sha1BlocksSHANI(state, blocks, count)
+                case .avx2: sha1BlocksAVX2(state, blocks, count)
+                }
+            }
         }
     }
 }

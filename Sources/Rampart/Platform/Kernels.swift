@@ -46,8 +46,10 @@ public struct KernelChoice: Sendable, Hashable, CustomStringConvertible {
 /// `rampart info` and the benchmark header print ``all``; the tests enumerate it to run each kernel
 /// that is active on the machine against the portable code and published vectors.
 public enum Kernels {
-    /// SHA-1 compression (x86_64: the SHA extensions).
-    public static let sha1 = KernelChoice("sha1", kernel: SHA1Kernel.name, supported: SHA1Kernel.supported(CPU.features))
+    /// SHA-1 compression (x86_64: the SHA extensions, or without them an AVX2 message schedule with BMI2
+    /// rounds; the name is the one this processor runs).
+    public static let sha1 = KernelChoice("sha1", kernel: SHA1Kernel.selected?.name ?? SHA1Kernel.name,
+                                          supported: SHA1Kernel.selected != nil)
     /// SHA-256 compression (x86_64: the SHA extensions, or without them an AVX2 message schedule with
     /// BMI2 rounds; the name is the one this processor runs).
     public static let sha256 = KernelChoice("sha256", kernel: SHA256Kernel.selected?.name ?? SHA256Kernel.name,

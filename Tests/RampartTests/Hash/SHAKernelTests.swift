@@ -82,3 +82,27 @@ func sha256EveryKernelMatchesPortable() {
     var unused = [UInt32](repeating: 0, count: 8)
     #expect(!SHA256.compress(&unused, blocks: UnsafeRawBufferPointer(start: nil, count: 0), kernel: "no-such-kernel"))
 }
+
+/// Every SHA-1 kernel the processor runs, as for SHA-256 above.
+@Test("SHA-1: every kernel this processor has equals the portable compression")
+func sha1EveryKernelMatchesPortable() {
+    let kernels = Insecure.SHA1.kernelNames
+    if kernels.isEmpty { print("note: no SHA-1 kernel on this processor; nothing to compare") }
+    for kernel in kernels {
+        for n in 0...41 {
+            let offset = n % 5
+            let data = shaPattern(offset + 64 * n, seed: UInt64(2000 + n))
+            let start: [UInt32] = (0..<5).map { UInt32(truncatingIfNeeded: $0 &* 0x9e3779b9 &+ n) }
+            var hw = start, sw = start
+            data.withUnsafeBytes { raw in
+                let body = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                #expect(Insecure.SHA1.compress(&hw, blocks: body, kernel: kernel))
+                #expect(Insecure.SHA1.compress(&sw, blocks: body, kernel: "portable"))
+            }
+            #expect(hw == sw, "\(kernel): \(n) blocks at offset \(offset)")
+            if hw != sw { return }
+        }
+    }
+    var unused = [UInt32](repeating: 0, count: 5)
+    #expect(!Insecure.SHA1.compress(&unused, blocks: UnsafeRawBufferPointer(start: nil, count: 0), kernel: "no-such-kernel"))
+}

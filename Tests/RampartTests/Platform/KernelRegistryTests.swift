@@ -262,6 +262,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
         } else {
             // Each choice follows the features kernels may use.
             #expect(Kernels.sha256.isActive == (Kernels.sha256.kernel != nil && (CPU.features.sha || CPU.features.avx2)))
+            #expect(Kernels.sha1.isActive == (Kernels.sha1.kernel != nil && (CPU.features.sha || CPU.features.avx2)))
             #expect(Kernels.aes.isActive == (Kernels.aes.kernel != nil && (CPU.features.aes || CPU.features.armAES)))
         }
     }
