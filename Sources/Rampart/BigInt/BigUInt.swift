@@ -30,6 +30,13 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// No temporary copy of `bytes` is made (they may be a secret being parsed): leading zero bytes
     /// are skipped first, so the limbs are allocated once at their final count.
     public init<C: Collection<UInt8>>(bigEndian bytes: C) {
+        // Contiguous bytes (arrays, slices of them, Data): eight at a time, no element-wise generic
+        // iteration (which, called through a non-specialized generic function such as
+        // `RSA.PublicKey.rawPublic`, cost more than the RSA-2048 public operation's arithmetic).
+        if let l = bytes.withContiguousStorageIfAvailable({ BigUInt.limbs(bigEndian: UnsafeRawBufferPointer($0)) }) {
+            limbs = l
+            return
+        }
         var start = bytes.startIndex
         while start != bytes.endIndex, bytes[start] == 0 { start = bytes.index(after: start) }
         let digits = bytes[start...]
@@ -41,6 +48,29 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
             k -= 1
         }
         limbs = l   // already normalised: its top limb holds a nonzero byte
+    }
+
+    /// The normalized limbs of the big-endian magnitude `raw` (leading zero bytes skipped first, so
+    /// the limbs are allocated once at their final count and no copy of the bytes is made).
+    static func limbs(bigEndian raw: UnsafeRawBufferPointer) -> [UInt64] {
+        var start = 0
+        while start < raw.count, raw[start] == 0 { start += 1 }
+        let count = raw.count - start
+        var l = [UInt64](repeating: 0, count: (count + 7) / 8)
+        l.withUnsafeMutableBufferPointer { out in
+            var hi = raw.count   // limb i holds bytes hi-8..<hi
+            for i in 0..<out.count {
+                if hi - 8 >= start {
+                    out[i] = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: hi - 8, as: UInt64.self))
+                } else {
+                    var v: UInt64 = 0
+                    for j in start..<hi { v = v << 8 | UInt64(raw[j]) }
+                    out[i] = v
+                }
+                hi -= 8
+            }
+        }
+        return l
     }
 
     /// Parses hexadecimal digits (upper or lower case, any length, optional `0x` prefix).
@@ -114,8 +144,18 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     public func bigEndianBytes(count: Int) throws(RampartError) -> [UInt8] {
         guard count >= 0, (bitWidth + 7) / 8 <= count else { throw .invalidOutputLength }
         var out = [UInt8](repeating: 0, count: count)
-        for k in 0..<min(count, limbs.count * 8) {
-            out[count - 1 - k] = UInt8(truncatingIfNeeded: limbs[k >> 3] >> (UInt64(k & 7) * 8))
+        out.withUnsafeMutableBytes { o in
+            // Whole limbs as eight big-endian bytes from the end, then the top limb's bytes.
+            var k = 0
+            while k < limbs.count, count - 8 * (k + 1) >= 0 {
+                o.storeBytes(of: limbs[k].bigEndian, toByteOffset: count - 8 * (k + 1), as: UInt64.self)
+                k += 1
+            }
+            var b = 8 * k
+            while b < min(count, limbs.count * 8) {
+                o[count - 1 - b] = UInt8(truncatingIfNeeded: limbs[b >> 3] >> (UInt64(b & 7) * 8))
+                b += 1
+            }
         }
         return out
     }

@@ -50,7 +50,8 @@ public struct Modulus: Sendable {
     /// `-m⁻¹ mod 2⁶⁴`.
     let m0inv: UInt64
     /// Whether `R'² mod m` for the AVX2 kernel's radix-2^28 form is present (2048-bit moduli on
-    /// the hardware backend with `Kernels.modexp2048` active): public powers then run that kernel.
+    /// the hardware backend with `Kernels.modexp2048` active, or asked for by the tests): public
+    /// powers then run that kernel.
     let hasAVX2Constants: Bool
     /// Whether multiplications run the `Kernels.montgomery` kernel (the hardware backend with the
     /// kernel active).
@@ -81,6 +82,14 @@ public struct Modulus: Sendable {
     /// run every vector through both).
     @_spi(Testing)
     public init(_ m: BigUInt, backend: Backend) throws(RampartError) {
+        try self.init(m, backend: backend, wideKernel: false)
+    }
+
+    /// As ``init(_:backend:)``; with `wideKernel` the AVX2 power kernel runs for a 2048-bit modulus on
+    /// the hardware backend wherever the processor has AVX2, even where `Kernels.modexp2048` does not
+    /// select it (its tests run it on every processor that can).
+    @_spi(Testing)
+    public init(_ m: BigUInt, backend: Backend, wideKernel: Bool) throws(RampartError) {
         // Public by design: whether the modulus is usable (odd and above one), computed without a
         // branch on its value (`&&` would branch on the secret low bit first).
         let low = m.low64
@@ -89,7 +98,9 @@ public struct Modulus: Sendable {
         let n = m.limbs.count
         limbCount = n
         hardware = Kernels.montgomery.runs(on: backend)
-        hasAVX2Constants = n == MontgomeryKernel.wideLimbs && Kernels.modexp2048.runs(on: backend)
+        hasAVX2Constants = n == MontgomeryKernel.wideLimbs
+            && (Kernels.modexp2048.runs(on: backend)
+                || (wideKernel && backend == .hardware && !CPU.forcePortable && MontgomeryKernel.wideSupported(CPU.features)))
         storage = Storage(count: (hasAVX2Constants ? 4 : 3) * n)
         let base = storage.base
         m.limbs.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: n) }

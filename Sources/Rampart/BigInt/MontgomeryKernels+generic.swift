@@ -16,6 +16,7 @@ enum MontgomeryKernel {
 
     static let wideName: String? = nil
     static func wideSupported(_ f: CPUFeatures) -> Bool { false }
+    static func widePreferred() -> Bool { false }
     static let wideLimbs = 0
     static let wideMontgomeryBits = 0
     static let wideWorkspaceLanes = 0

@@ -99,6 +99,23 @@ public enum CPU {
     /// A short description of the processor (model name), for benchmark reports.
     public static let modelName: String = readModelName()
 
+    /// Whether the processor is AMD's (`vendor_id` AuthenticAMD on Linux, `machdep.cpu.vendor` on
+    /// Darwin). Not a feature: kernels that both vendors run correctly but at different speeds choose
+    /// by it (Kernels.modexp2048).
+    public static let isAMD: Bool = {
+        #if os(Linux)
+        return cpuinfoField("vendor_id") == "AuthenticAMD"
+        #elseif canImport(Darwin)
+        var size = 0
+        guard sysctlbyname("machdep.cpu.vendor", nil, &size, nil, 0) == 0, size > 0 else { return false }
+        var buf = [CChar](repeating: 0, count: size)
+        guard sysctlbyname("machdep.cpu.vendor", &buf, &size, nil, 0) == 0 else { return false }
+        return String(cString: buf) == "AuthenticAMD"
+        #else
+        return false
+        #endif
+    }()
+
     private static func readFile(_ path: String) -> String? {
         #if os(Linux)
         guard let f = fopen(path, "r") else { return nil }

@@ -93,9 +93,11 @@ public enum Kernels {
     /// X25519 scalar multiplication (x86_64: GF(2^255 − 19) in radix 2^64 with `mulx`).
     public static let x25519 = KernelChoice("x25519", kernel: X25519Kernel.name, supported: X25519Kernel.supported(CPU.features))
     /// Public-exponent powers modulo 2048-bit moduli (x86_64: AVX2 in radix 2^28; RSA encryption and
-    /// the handshake's public checks).
+    /// the handshake's public checks). Selected on AMD processors only, where it is the faster one
+    /// (MontgomeryKernels+x86_64.swift gives the figures).
     public static let modexp2048 = KernelChoice("modexp-2048", kernel: MontgomeryKernel.wideName,
-                                                supported: MontgomeryKernel.wideSupported(CPU.features))
+                                                supported: MontgomeryKernel.wideSupported(CPU.features)
+                                                    && MontgomeryKernel.widePreferred())
 
     /// Every choice, in a fixed order.
     public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, ghash, ghashWide, montgomery,

@@ -1,6 +1,7 @@
 // The AVX2 radix-2^28 Montgomery kernel for 2048-bit moduli (RampartAccelAVX2Mont) against the
 // portable 64-bit kernel, BigUInt arithmetic and the other exponentiations, for moduli at the edges
-// of 32 limbs and values 0, 1, m − 1. Skipped (with a note) on processors without AVX2.
+// of 32 limbs and values 0, 1, m − 1, on every processor with AVX2 (where Kernels.modexp2048 selects
+// it and where it does not). Skipped (with a note) on processors without AVX2.
 
 import Testing
 @_spi(Testing) import Rampart
@@ -20,7 +21,7 @@ private func avx2TestModuli(_ g: inout SplitMix64) -> [[UInt64]] {
     return out
 }
 
-private let avx2Available = (try? Modulus(BigUInt(1) << 2047 | BigUInt(1)))?.publicPowerAVX2(BigUInt(2), BigUInt(3)) != nil
+private let avx2Available = (try? Modulus(BigUInt(1) << 2047 | BigUInt(1), backend: .hardware, wideKernel: true))?.publicPowerAVX2(BigUInt(2), BigUInt(3)) != nil
 
 @Suite struct BigIntMontgomeryAVX2Tests {
     @Test func productsMatchPortableAndBigUInt() throws {
@@ -29,7 +30,7 @@ private let avx2Available = (try? Modulus(BigUInt(1) << 2047 | BigUInt(1)))?.pub
         let r80 = BigUInt(1) << 80, r2128 = BigUInt(1) << 2128
         var checked = 0
         for mLimbs in avx2TestModuli(&g) {
-            let mod = try Modulus(BigUInt(limbs: mLimbs))
+            let mod = try Modulus(BigUInt(limbs: mLimbs), backend: .hardware, wideKernel: true)
             let m = mod.value
             let values = montgomeryTestValues(mod, &g, random: 4)
             for (i, a) in values.enumerated() {
@@ -53,7 +54,7 @@ private let avx2Available = (try? Modulus(BigUInt(1) << 2047 | BigUInt(1)))?.pub
         var g = SplitMix64(seed: 0x706F_7732)
         let moduli = avx2TestModuli(&g)
         for (k, mLimbs) in moduli.enumerated() {
-            let mod = try Modulus(BigUInt(limbs: mLimbs))
+            let mod = try Modulus(BigUInt(limbs: mLimbs), backend: .hardware, wideKernel: true)
             let m = mod.value
             let values = montgomeryTestValues(mod, &g, random: 1)
             let mMinus1 = try m - BigUInt(1)
