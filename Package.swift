@@ -49,6 +49,17 @@ let package = Package(
             path: "Sources/RampartAccelAESNI",
             swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1"])
         ),
+        // The same AES-NI and GHASH sources (symbolic links to RampartAccelAESNI's files) compiled with
+        // AVX as well: VEX encoding, three-operand forms, no register copies. Only its GCM loops are
+        // used (`Kernels.ghash` names it "pclmulqdq+avx"), on processors with AVX2 and no VAES;
+        // processors with AES-NI but no AVX keep RampartAccelAESNI. One source, two feature sets, as
+        // C libraries compile one file with and without -mavx.
+        .target(
+            name: "RampartAccelAESAVX",
+            dependencies: ["RampartKernelSupport"],
+            path: "Sources/RampartAccelAESAVX",
+            swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1", "+avx"])
+        ),
         // MTProto's decryption stitched: AES-NI IGE decryption and SHA-NI SHA-256 of the plaintext in
         // one loop (the two units are separate; each chain alone leaves the other idle).
         .target(
@@ -108,7 +119,7 @@ let package = Package(
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelAESSHA", "RampartAccelARMv8",
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
                            "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES",
                            "RampartBarrier", "RampartKernelSupport"],
             path: "Sources/Rampart"

@@ -39,6 +39,7 @@ enum AESKernel {
 
 enum GHASHKernel {
     static let name: String? = "pmull"
+    static let selectedName: String? = name
     static func supported(_ f: CPUFeatures) -> Bool { f.armPMULL }
     /// No stitched AES + GHASH kernel on arm64 yet: GCM runs CTR and GHASH as two kernels.
     static let stitchesGCM = false

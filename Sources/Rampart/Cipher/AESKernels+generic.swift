@@ -44,6 +44,7 @@ enum AESKernel {
 
 enum GHASHKernel {
     static let name: String? = nil
+    static let selectedName: String? = name
     static func supported(_ f: CPUFeatures) -> Bool { false }
     static let stitchesGCM = false
 

@@ -41,6 +41,12 @@ enum AESKernel {
 enum GHASHKernel {
     static let name: String? = "pclmulqdq"
     static func supported(_ f: CPUFeatures) -> Bool { f.pclmul }
+    /// Whether the GHASH and GCM loops run their AVX build (RampartAccelAESAVX, the same source with
+    /// VEX encoding): on processors with AVX2 (hence AVX). Measured on Cascade Lake, AES-256-GCM at
+    /// 16 KiB and 1 MiB: seal 0.65x -> 0.85x, open 0.75x -> 0.80x OpenSSL's AVX code.
+    static let avx = CPU.features.avx2
+    /// The name `Kernels.ghash` shows.
+    static let selectedName: String? = avx ? "pclmulqdq+avx" : name
     /// Whether whole GCM blocks run in one stitched AES + GHASH kernel (``gcmEncrypt``).
     static let stitchesGCM = true
 
@@ -51,18 +57,21 @@ enum GHASHKernel {
     }
     @inline(__always)
     static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ blocks: UnsafeRawPointer, _ n: Int) {
+        if avx { GCMAVX.absorb(table, state, blocks, n); return }
         ghashBlocks(table, state, blocks, n)
     }
     /// CTR (GCM's 32-bit counter) and GHASH of the ciphertext over `n` whole blocks, sealing.
     @inline(__always)
     static func gcmEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
                            _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        if avx { GCMAVX.encrypt(rk, rounds, table, counter, state, src, dst, n); return }
         aesniGCMEncrypt(rk, rounds, table, counter, state, src, dst, n)
     }
     /// GHASH of the ciphertext and CTR over `n` whole blocks, opening.
     @inline(__always)
     static func gcmDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
                            _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        if avx { GCMAVX.decrypt(rk, rounds, table, counter, state, src, dst, n); return }
         aesniGCMDecrypt(rk, rounds, table, counter, state, src, dst, n)
     }
 }

@@ -67,8 +67,9 @@ public enum Kernels {
     public static let argon2 = KernelChoice("argon2", kernel: Argon2Kernel.name, supported: Argon2Kernel.supported(CPU.features))
     /// The AES block function and its modes (x86_64: AES-NI; arm64: the ARMv8 AES instructions).
     public static let aes = KernelChoice("aes", kernel: AESKernel.name, supported: AESKernel.supported(CPU.features))
-    /// GHASH, for AES-GCM, with the AES kernel (x86_64: PCLMULQDQ, stitched with AES-NI; arm64: PMULL).
-    public static let ghash = KernelChoice("ghash", kernel: GHASHKernel.name,
+    /// GHASH, for AES-GCM, with the AES kernel (x86_64: PCLMULQDQ, stitched with AES-NI, in a VEX build
+    /// where AVX2 is present; arm64: PMULL).
+    public static let ghash = KernelChoice("ghash", kernel: GHASHKernel.selectedName,
                                            supported: aes.isActive && GHASHKernel.supported(CPU.features))
     /// AES-IGE decryption stitched with SHA-256 of the plaintext, MTProto's receiver (x86_64: AES-NI
     /// and SHA-NI in one loop), for messages of 32 bytes and more.

@@ -1,0 +1,1 @@
+../RampartAccelAESNI/GHASHCLMUL.swift
