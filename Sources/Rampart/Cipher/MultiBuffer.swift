@@ -6,15 +6,16 @@
 // updates to many clients) the chains of different messages are independent: a lane kernel steps
 // eight IGE chains together. This file is the scheduler that feeds the lanes: each lane takes the
 // next job when its job ends, and a lane with nothing left runs on a scratch block (stride 0) until
-// the others finish, as Intel's multi-buffer job managers do. SHA-256 jobs run one by one (see
-// ``MultiBuffer/sha256(_:backend:)``).
+// the others finish, as Intel's multi-buffer job managers do. SHA-256 jobs run eight lanes at a time
+// where the SHA extensions are absent and one by one where they are present (see
+// ``MultiBuffer/sha256(_:backend:lanes:)``).
 //
 // Everything the scheduler decides depends on the jobs' lengths only (public); keys, states and data
 // go straight to the kernels, whose loops do not branch on them. Without the lane kernels (another
 // architecture, `Backend.portable`, or missing CPU features) every job runs alone on the single-message
 // path, with the same results.
 
-/// Runs independent AES-256-IGE jobs through the multi-buffer kernel, and SHA-256 jobs.
+/// Runs independent AES-256-IGE jobs and SHA-256 jobs through the multi-buffer kernels.
 package enum MultiBuffer {
     /// SHA-256's initial state (FIPS 180-4 §5.3.3), a..h, for jobs that start a hash.
     package static var sha256InitialState: SIMD8<UInt32> { SHA256Compressor.initialWords }
@@ -63,20 +64,45 @@ package enum MultiBuffer {
         }
     }
 
-    /// Compresses every job's runs into its state, one job after the other. There is no SHA-256
-    /// lane kernel: on the CPUs measured one SHA-NI chain already keeps the SHA unit busy (a block
-    /// costs about 103 TSC cycles alone and 125 per lane with four chains interleaved, Docs/Architecture.md
-    /// §6.6), so the jobs only save the caller its concatenations.
-    package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend) {
-        for j in jobs {
-            var w = SIMD8<UInt32>()
-            for i in 0..<8 { w[i] = j.state[i] }
-            for k in 0..<3 {
-                let (p, n) = j.run(k)
-                if n > 0 { SHA256Compressor.compress(&w, p, n, backend) }
+    /// Compresses every job's runs into its state. Where `Kernels.sha256Lanes` runs (processors
+    /// without the SHA extensions), eight jobs at a time go through the lane kernel; otherwise the jobs
+    /// run one after the other: on the CPUs measured one SHA-NI chain already keeps the SHA unit busy
+    /// (a block costs about 103 TSC cycles alone and 125 per lane with four chains interleaved,
+    /// Docs/Architecture.md §6.6), so there the jobs only save the caller its concatenations.
+    /// `lanes` overrides the choice (tests run the lane kernel wherever the processor can).
+    package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend, lanes: Bool? = nil) {
+        let useLanes = lanes.map { $0 && backend == .hardware && !CPU.forcePortable && SHA256LanesKernel.capable(CPU.features) }
+            ?? Kernels.sha256Lanes.runs(on: backend)
+        guard useLanes, jobs.count > 1 else {
+            for j in jobs {
+                var w = SIMD8<UInt32>()
+                for i in 0..<8 { w[i] = j.state[i] }
+                for k in 0..<3 {
+                    let (p, n) = j.run(k)
+                    if n > 0 { SHA256Compressor.compress(&w, p, n, backend) }
+                }
+                for i in 0..<8 { j.state[i] = w[i] }
+                withUnsafeMutableBytes(of: &w) { secureZero($0) }
             }
-            for i in 0..<8 { j.state[i] = w[i] }
-            withUnsafeMutableBytes(of: &w) { secureZero($0) }
+            return
+        }
+        let laneCount = SHA256LanesKernel.lanes
+        // The transposed schedule (2 KiB), then an idle lane's state (32 bytes) and block (64).
+        withUnsafeTemporaryAllocation(byteCount: 2048 + 32 + 64, alignment: 32) { area in
+            let table = area.baseAddress!, idleState = table + 2048, idle = idleState + 32
+            idleState.initializeMemory(as: UInt8.self, repeating: 0, count: 96)
+            withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt32>.self, capacity: laneCount) { states in
+                schedule(lanes: laneCount, jobCount: jobs.count, blockBytes: 64, idle: idle,
+                         run: { j, r in let (p, n) = jobs[j].run(r); return (UnsafeMutableRawPointer(mutating: p), n) }
+                ) { job, data, strides, n in
+                    for l in 0..<laneCount {
+                        let j = job[l]
+                        states[l] = j >= 0 ? jobs[j].state : idleState.assumingMemoryBound(to: UInt32.self)
+                    }
+                    SHA256LanesKernel.compress(UnsafePointer(states.baseAddress!), data, strides, n, table)
+                }
+            }
+            secureZero(area)
         }
     }
 

@@ -39,6 +39,17 @@ enum SHA256Kernel {
     }
 }
 
+enum SHA256LanesKernel {
+    static let name: String? = nil
+    static let lanes = 1
+    static func capable(_ f: CPUFeatures) -> Bool { false }
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                         _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
+        preconditionFailure("unreachable: Kernels.sha256Lanes is inactive on this architecture")
+    }
+}
+
 enum SHA512Kernel {
     static let name: String? = nil
     static func supported(_ f: CPUFeatures) -> Bool { false }

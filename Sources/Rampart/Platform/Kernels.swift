@@ -88,6 +88,10 @@ public enum Kernels {
     /// MTProto's batch encryption.
     public static let igeLanes = KernelChoice("ige-lanes", kernel: IGELanesKernel.name,
                                               supported: aes.isActive && IGELanesKernel.supported(CPU.features))
+    /// SHA-256 of several independent messages at once, eight lanes (x86_64: AVX2, selected where the
+    /// SHA extensions are absent), for MTProto's batch encryption.
+    public static let sha256Lanes = KernelChoice("sha256-lanes", kernel: SHA256LanesKernel.name,
+                                                 supported: SHA256LanesKernel.supported(CPU.features))
     /// Montgomery multiplication and squaring at every size (x86_64: `mulx`/`adcx`/`adox`).
     public static let montgomery = KernelChoice("montgomery", kernel: MontgomeryKernel.name,
                                                 supported: MontgomeryKernel.supported(CPU.features))
@@ -101,7 +105,7 @@ public enum Kernels {
                                                     && MontgomeryKernel.widePreferred())
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, ghash, ghashWide, montgomery,
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, sha256Lanes, ghash, ghashWide, montgomery,
                                              modexp2048, x25519]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.

@@ -184,6 +184,50 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 out += [got, iv]
             }
             results[i] = out
+        case "sha256-lanes":
+            // 21 jobs of 0 to 3 runs (0 to 40 blocks in all) through the lane scheduler (eight lanes,
+            // jobs ending at different steps, idle lanes at the end), each equal to its runs hashed
+            // alone; on hardware also with the lane kernel forced where the processor can run it
+            // (it is selected only without the SHA extensions).
+            var blocks: [[[UInt8]]] = []
+            for j in 0..<21 {
+                var runs: [[UInt8]] = []
+                for r in 0..<(j % 4) { runs.append(pattern(64 * ((j * 7 + r * 5) % 17), UInt8(j * 3 + r))) }
+                blocks.append(runs)
+            }
+            var expected: [[UInt8]] = []
+            for runs in blocks {
+                var w: [UInt32] = (0..<8).map { 0x0101_0101 &* UInt32($0 + 1) }
+                for r in runs { r.withUnsafeBytes { #expect(SHA256.compress(&w, blocks: $0, kernel: "portable")) } }
+                expected.append(w.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } })
+            }
+            func viaJobs(_ lanes: Bool?) -> [[UInt8]] {
+                let statesArea = UnsafeMutablePointer<UInt32>.allocate(capacity: 8 * 21)
+                defer { statesArea.deallocate() }
+                var storage = blocks.map { $0.map { r -> UnsafeMutableRawPointer in
+                    let p = UnsafeMutableRawPointer.allocate(byteCount: max(r.count, 1), alignment: 16)
+                    r.withUnsafeBytes { if $0.count > 0 { p.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+                    return p
+                } }
+                defer { for runs in storage { for p in runs { p.deallocate() } }; storage = [] }
+                var jobs: [MultiBuffer.SHA256Job] = []
+                for j in 0..<21 {
+                    let st = statesArea + 8 * j
+                    for w in 0..<8 { st[w] = 0x0101_0101 &* UInt32(w + 1) }
+                    let runs = (0..<blocks[j].count).map { (UnsafeRawPointer(storage[j][$0]), blocks[j][$0].count / 64) }
+                    let first = runs.first ?? (UnsafeRawPointer(statesArea), 0)
+                    jobs.append(MultiBuffer.SHA256Job(state: st, first, runs.count > 1 ? runs[1] : nil, runs.count > 2 ? runs[2] : nil))
+                }
+                jobs.withUnsafeBufferPointer { MultiBuffer.sha256($0, backend: b, lanes: lanes) }
+                return (0..<21).map { j in (0..<8).flatMap { w in (0..<4).map { UInt8(truncatingIfNeeded: statesArea[8 * j + w] >> (8 * $0)) } } }
+            }
+            let got = viaJobs(nil)
+            for j in 0..<21 { #expect(got[j] == expected[j], "job \(j)") }
+            if b == .hardware {
+                let forced = viaJobs(true)
+                for j in 0..<21 { #expect(forced[j] == expected[j], "job \(j), lane kernel forced") }
+            }
+            results[i] = got
         case "ghash":
             let cipher = try AES.Cipher(key: pattern(32, 7), backend: b)
             let msg = pattern(1037, 8), aad = pattern(300, 9)
@@ -242,7 +286,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ige-lanes", "ghash",
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ige-lanes", "sha256-lanes", "ghash",
                           "ghash-wide", "montgomery", "modexp-2048", "x25519"])
         // The wide GCM tier runs only alongside the GHASH kernel, the wide AES tier alongside AES-NI.
         if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
