@@ -80,6 +80,14 @@ let package = Package(
             path: "Sources/RampartAccelBMI2",
             swiftSettings: kernelFlags(["+bmi2", "+adx"])
         ),
+        // The eight-lane SHA-256 kernel (a symbolic link to RampartAccelAVX2's source) compiled with
+        // AVX-512F and VL as well: on 256-bit registers LLVM then emits one vprord per rotation and
+        // one vpternlogd per three-way XOR, Ch and Maj. No 512-bit registers.
+        .target(
+            name: "RampartAccelAVX512",
+            path: "Sources/RampartAccelAVX512",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2", "+avx512f", "+avx512vl"])
+        ),
         // The Salsa20 AVX2 kernel: the AVX2 tier, in its own module (its rounds are written with Builtin
         // vector ops so that release builds compile it in seconds: see the file comment).
         .target(
@@ -119,7 +127,7 @@ let package = Package(
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
                            "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES",
                            "RampartBarrier", "RampartKernelSupport"],
             path: "Sources/Rampart"

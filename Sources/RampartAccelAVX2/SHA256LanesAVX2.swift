@@ -3,8 +3,10 @@
 // bound by the scalar round chain (SHA256AVX2.swift) and eight messages' rounds in vectors do about
 // three times the work per cycle. MTProto's batch encryption feeds it (Rampart's MultiBuffer).
 //
-// Compiled with -parse-stdlib and +avx +avx2 +ssse3 +sse4.1 +bmi +bmi2 only. The caller must have
-// checked for AVX2. The vector code is written with Builtin operations on `Builtin.Vec8xInt32` (see
+// Compiled with -parse-stdlib and +avx +avx2 +ssse3 +sse4.1 +bmi +bmi2 only, here, and once more with
+// +avx512f +avx512vl as RampartAccelAVX512 (a symbolic link to this file): there LLVM turns each
+// rotation (two shifts and an OR) into one vprord and each three-way XOR, Ch and Maj into one
+// vpternlogd, on the same 256-bit registers. The caller must have checked for AVX2 (or AVX-512VL). The vector code is written with Builtin operations on `Builtin.Vec8xInt32` (see
 // SHA256AVX2.swift for why not the SIMD operators).
 //
 // Each call runs `n` blocks on every lane: the eight states are loaded into eight vectors (a..h, lane

@@ -69,11 +69,15 @@ package enum MultiBuffer {
     /// run one after the other: on the CPUs measured one SHA-NI chain already keeps the SHA unit busy
     /// (a block costs about 103 TSC cycles alone and 125 per lane with four chains interleaved,
     /// Docs/Architecture.md §6.6), so there the jobs only save the caller its concatenations.
-    /// `lanes` overrides the choice (tests run the lane kernel wherever the processor can).
-    package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend, lanes: Bool? = nil) {
-        let useLanes = lanes.map { $0 && backend == .hardware && !CPU.forcePortable && SHA256LanesKernel.capable(CPU.features) }
-            ?? Kernels.sha256Lanes.runs(on: backend)
-        guard useLanes, jobs.count > 1 else {
+    /// `laneKernel` (one of ``sha256LaneKernels``) overrides the choice: tests run every lane kernel
+    /// the processor can.
+    package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend,
+                               laneKernel: String? = nil) {
+        var tier = Kernels.sha256Lanes.runs(on: backend) ? SHA256LanesKernel.selected : nil
+        if let laneKernel, backend == .hardware, !CPU.forcePortable {
+            tier = SHA256LanesKernel.Tier.allCases.first { $0.name == laneKernel && $0.capable(CPU.features) }
+        }
+        guard let tier, jobs.count > 1 else {
             for j in jobs {
                 var w = SIMD8<UInt32>()
                 for i in 0..<8 { w[i] = j.state[i] }
@@ -99,11 +103,17 @@ package enum MultiBuffer {
                         let j = job[l]
                         states[l] = j >= 0 ? jobs[j].state : idleState.assumingMemoryBound(to: UInt32.self)
                     }
-                    SHA256LanesKernel.compress(UnsafePointer(states.baseAddress!), data, strides, n, table)
+                    SHA256LanesKernel.compress(tier, UnsafePointer(states.baseAddress!), data, strides, n, table)
                 }
             }
             secureZero(area)
         }
+    }
+
+    /// The SHA-256 lane kernels this processor can run, best first (`Kernels.sha256Lanes` selects the
+    /// first where the SHA extensions are absent).
+    package static var sha256LaneKernels: [String] {
+        CPU.forcePortable ? [] : SHA256LanesKernel.Tier.allCases.filter { $0.capable(CPU.features) }.map(\.name)
     }
 
     /// Encrypts every job in place with AES-256-IGE. `backend` `.portable` (or no lane kernel) runs

@@ -40,11 +40,16 @@ enum SHA256Kernel {
 }
 
 enum SHA256LanesKernel {
+    enum Tier: CaseIterable {
+        var name: String { "" }
+        func capable(_ f: CPUFeatures) -> Bool { false }
+    }
     static let name: String? = nil
     static let lanes = 1
-    static func capable(_ f: CPUFeatures) -> Bool { false }
+    static func tier(_ f: CPUFeatures) -> Tier? { nil }
     static func supported(_ f: CPUFeatures) -> Bool { false }
-    static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+    static let selected: Tier? = nil
+    static func compress(_ tier: Tier, _ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
                          _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
         preconditionFailure("unreachable: Kernels.sha256Lanes is inactive on this architecture")
     }

@@ -121,24 +121,48 @@ enum SHA256Kernel {
     }
 }
 
-/// SHA-256 of eight independent messages at once, one per lane of AVX2 registers (MTProto's batch
+/// SHA-256 of eight independent messages at once, one per lane of 256-bit registers (MTProto's batch
 /// encryption). Selected where the SHA extensions are absent: one SHA-NI chain already keeps the SHA
 /// unit busy (Rampart's MultiBuffer.swift), while without them eight messages in vectors do about
-/// three times the work per cycle of the scalar rounds.
+/// three times the work per cycle of the scalar rounds. Two builds of one source: with AVX-512VL
+/// (vprord, vpternlogd) where present, else AVX2.
 enum SHA256LanesKernel {
-    static let name: String? = "avx2-x8"
-    static let lanes = 8
-    /// The processor can run the kernel.
-    static func capable(_ f: CPUFeatures) -> Bool { f.avx2 }
-    /// The registry selects it.
-    static func supported(_ f: CPUFeatures) -> Bool { f.avx2 && !f.sha }
+    enum Tier: CaseIterable {
+        case avx512, avx2
 
-    /// `n` blocks on each of eight lanes (state pointers, data pointers, byte strides); `table` is
-    /// 2 KiB of scratch.
+        var name: String {
+            switch self {
+            case .avx512: "avx512vl-x8"
+            case .avx2: "avx2-x8"
+            }
+        }
+
+        func capable(_ f: CPUFeatures) -> Bool {
+            switch self {
+            case .avx512: f.avx512vl
+            case .avx2: f.avx2
+            }
+        }
+    }
+
+    static let lanes = 8
+    /// The best tier the processor runs, if any.
+    static func tier(_ f: CPUFeatures) -> Tier? { Tier.allCases.first { $0.capable(f) } }
+    /// The registry selects a tier only without the SHA extensions.
+    static func supported(_ f: CPUFeatures) -> Bool { tier(f) != nil && !f.sha }
+    static let selected: Tier? = supported(CPU.features) ? tier(CPU.features) : nil
+    /// The name `Kernels.sha256Lanes` shows.
+    static let name: String? = selected?.name ?? Tier.avx2.name
+
+    /// `n` blocks on each of eight lanes (state pointers, data pointers, byte strides) with the given
+    /// tier, which the caller has checked the processor runs; `table` is 2 KiB of scratch.
     @inline(__always)
-    static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+    static func compress(_ tier: Tier, _ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
                          _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
-        sha256Lanes8AVX2(states, data, strides, n, table)
+        switch tier {
+        case .avx512: SHA256LanesAVX512.compress(states, data, strides, n, table)
+        case .avx2: sha256Lanes8AVX2(states, data, strides, n, table)
+        }
     }
 }
 

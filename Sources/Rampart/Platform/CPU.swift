@@ -32,6 +32,9 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
     public var vaes = false
     /// x86_64 vector carry-less multiply on 256-bit registers.
     public var vpclmulqdq = false
+    /// x86_64 AVX-512 Foundation with the VL extension (EVEX operations on 256-bit registers:
+    /// rotates, ternary logic), with the AVX2 tier.
+    public var avx512vl = false
     /// arm64 AES instructions (`aese`, `aesd`, `aesmc`, `aesimc`).
     public var armAES = false
     /// arm64 64-bit polynomial multiply (`pmull`).
@@ -45,6 +48,7 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
     nonisolated(unsafe) static let all: [(name: String, flag: WritableKeyPath<CPUFeatures, Bool>)] = [
         ("sha", \.sha), ("aes", \.aes), ("pclmulqdq", \.pclmul), ("ssse3", \.ssse3), ("sse4.1", \.sse41),
         ("avx2", \.avx2), ("bmi2", \.bmi2), ("adx", \.adx), ("vaes", \.vaes), ("vpclmulqdq", \.vpclmulqdq),
+        ("avx512vl", \.avx512vl),
         ("arm-aes", \.armAES), ("arm-pmull", \.armPMULL), ("arm-sha2", \.armSHA2),
     ]
 
@@ -176,6 +180,7 @@ public enum CPU {
         f.adx = set.contains("adx")
         f.vaes = set.contains("vaes")
         f.vpclmulqdq = set.contains("vpclmulqdq")
+        f.avx512vl = f.avx2 && set.contains("avx512f") && set.contains("avx512vl")
         #elseif arch(arm64)
         guard let flags = cpuinfoField("Features") else { return f }
         let set = Set(flags.split(separator: " ").map(String.init))
@@ -201,6 +206,7 @@ public enum CPU {
         f.avx2 = has("hw.optional.avx2_0") && has("hw.optional.bmi1") && has("hw.optional.bmi2")
         f.bmi2 = has("hw.optional.bmi2")
         f.pclmul = f.aes  // every Mac with AES-NI has PCLMULQDQ
+        f.avx512vl = f.avx2 && has("hw.optional.avx512f") && has("hw.optional.avx512vl")
         #endif
         #endif
         return f

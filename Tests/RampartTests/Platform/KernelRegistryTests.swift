@@ -187,8 +187,8 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
         case "sha256-lanes":
             // 21 jobs of 0 to 3 runs (0 to 40 blocks in all) through the lane scheduler (eight lanes,
             // jobs ending at different steps, idle lanes at the end), each equal to its runs hashed
-            // alone; on hardware also with the lane kernel forced where the processor can run it
-            // (it is selected only without the SHA extensions).
+            // alone; on hardware also through every lane kernel the processor can run (AVX2, AVX-512VL;
+            // one is selected only without the SHA extensions).
             var blocks: [[[UInt8]]] = []
             for j in 0..<21 {
                 var runs: [[UInt8]] = []
@@ -201,7 +201,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 for r in runs { r.withUnsafeBytes { #expect(SHA256.compress(&w, blocks: $0, kernel: "portable")) } }
                 expected.append(w.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } })
             }
-            func viaJobs(_ lanes: Bool?) -> [[UInt8]] {
+            func viaJobs(_ laneKernel: String?) -> [[UInt8]] {
                 let statesArea = UnsafeMutablePointer<UInt32>.allocate(capacity: 8 * 21)
                 defer { statesArea.deallocate() }
                 var storage = blocks.map { $0.map { r -> UnsafeMutableRawPointer in
@@ -218,14 +218,16 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                     let first = runs.first ?? (UnsafeRawPointer(statesArea), 0)
                     jobs.append(MultiBuffer.SHA256Job(state: st, first, runs.count > 1 ? runs[1] : nil, runs.count > 2 ? runs[2] : nil))
                 }
-                jobs.withUnsafeBufferPointer { MultiBuffer.sha256($0, backend: b, lanes: lanes) }
+                jobs.withUnsafeBufferPointer { MultiBuffer.sha256($0, backend: b, laneKernel: laneKernel) }
                 return (0..<21).map { j in (0..<8).flatMap { w in (0..<4).map { UInt8(truncatingIfNeeded: statesArea[8 * j + w] >> (8 * $0)) } } }
             }
             let got = viaJobs(nil)
             for j in 0..<21 { #expect(got[j] == expected[j], "job \(j)") }
             if b == .hardware {
-                let forced = viaJobs(true)
-                for j in 0..<21 { #expect(forced[j] == expected[j], "job \(j), lane kernel forced") }
+                for kernel in MultiBuffer.sha256LaneKernels {
+                    let forced = viaJobs(kernel)
+                    for j in 0..<21 { #expect(forced[j] == expected[j], "job \(j), lane kernel \(kernel)") }
+                }
             }
             results[i] = got
         case "ghash":

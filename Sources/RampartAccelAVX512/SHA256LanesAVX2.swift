@@ -1,0 +1,1 @@
+../RampartAccelAVX2/SHA256LanesAVX2.swift
