@@ -27,30 +27,16 @@ import Swift
 
 #if arch(x86_64)
 
-private typealias V = Builtin.Vec8xInt32
+private typealias V = V8
 
-@_transparent private func splat(_ n: UInt32) -> V { unsafeBitCast(SIMD8<UInt32>(repeating: n), to: V.self) }
-@_transparent private func add(_ a: V, _ b: V) -> V { Builtin.add_Vec8xInt32(a, b) }
-@_transparent private func xor(_ a: V, _ b: V) -> V { Builtin.xor_Vec8xInt32(a, b) }
-@_transparent private func or(_ a: V, _ b: V) -> V { Builtin.or_Vec8xInt32(a, b) }
-@_transparent private func shr(_ a: V, _ n: UInt32) -> V { Builtin.lshr_Vec8xInt32(a, splat(n)) }
-@_transparent private func shl(_ a: V, _ n: UInt32) -> V { Builtin.shl_Vec8xInt32(a, splat(n)) }
-/// Rotation left of every lane (two shifts and an OR; AVX2 has no vector rotate).
-@_transparent private func rol(_ a: V, _ n: UInt32) -> V { or(shl(a, n), shr(a, 32 &- n)) }
-
-@_transparent private func vector(_ v: SIMD8<UInt32>) -> V { unsafeBitCast(v, to: V.self) }
-@_transparent private func simd(_ v: V) -> SIMD8<UInt32> { unsafeBitCast(v, to: SIMD8<UInt32>.self) }
-
-/// vpshufb: the bytes of each 128-bit half chosen by `mask` (0x80 gives zero).
-@_transparent private func shuffle(_ v: V, _ mask: SIMD4<UInt64>) -> V {
-    let r = Builtin.int_x86_avx2_pshuf_b(Builtin.bitcast_Vec8xInt32_Vec32xInt8(v), unsafeBitCast(mask, to: Builtin.Vec32xInt8.self))
-    return Builtin.bitcast_Vec32xInt8_Vec8xInt32(r)
-}
-
-/// Byte swap of every 32-bit lane.
-@_transparent private func byteSwap32(_ v: V) -> V {
-    shuffle(v, SIMD4<UInt64>(0x0405060700010203, 0x0c0d0e0f08090a0b, 0x0405060700010203, 0x0c0d0e0f08090a0b))
-}
+@_transparent private func splat(_ n: UInt32) -> V { splat8(n) }
+@_transparent private func add(_ a: V, _ b: V) -> V { add8(a, b) }
+@_transparent private func xor(_ a: V, _ b: V) -> V { xor8(a, b) }
+@_transparent private func rol(_ a: V, _ n: UInt32) -> V { rotl8(a, n) }
+@_transparent private func vector(_ v: SIMD8<UInt32>) -> V { vector8(v) }
+@_transparent private func simd(_ v: V) -> SIMD8<UInt32> { simd8(v) }
+@_transparent private func shuffle(_ v: V, _ mask: SIMD4<UInt64>) -> V { shuffle8(v, mask) }
+@_transparent private func byteSwap32(_ v: V) -> V { byteSwap8(v) }
 
 /// (lo[2], lo[3], hi[0], hi[1]) in each 128-bit half (vpalignr by 8 bytes).
 @_transparent private func align8(_ lo: V, _ hi: V) -> V {
@@ -244,11 +230,7 @@ public func sha1BlocksAVX2(_ state: UnsafeMutablePointer<UInt32>, _ blocks: Unsa
         }
     }
     // Wipe the schedule of the last blocks (volatile stores: not removable as dead).
-    var off = 0
-    while off < 640 {
-        Builtin.atomicstore_monotonic_volatile_Int64((table + off)._rawValue, Int64(0)._value)
-        off &+= 8
-    }
+    volatileZero(table, 640)
 }
 
 #endif

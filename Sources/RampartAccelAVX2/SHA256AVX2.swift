@@ -18,10 +18,7 @@
 // A's rounds 0..47; block B's 64 rounds then read their half of the table. An odd final block is
 // scheduled with itself as B and B's rounds are skipped.
 //
-// The vector code is written with Builtin operations on `Builtin.Vec8xInt32`, not with the SIMD
-// types' operators: through those (measured, Swift 6.3.1) LLVM turned the 64-bit shifts of σ1 into
-// per-lane extracts, scalar shifts and broadcasts, and narrowed σ1 to the words kept with blends, about
-// fifteen more instructions per step, which cost a quarter of the kernel's speed.
+// The vector code is written with the Builtin operations of Vec8.swift (which says why).
 //
 // No branch and no memory address depends on the data: the loop bounds are the block count.
 
@@ -29,30 +26,15 @@ import Swift
 
 #if arch(x86_64)
 
-private typealias V = Builtin.Vec8xInt32
+private typealias V = V8
 
-@_transparent private func splat(_ n: UInt32) -> V { unsafeBitCast(SIMD8<UInt32>(repeating: n), to: V.self) }
-@_transparent private func add(_ a: V, _ b: V) -> V { Builtin.add_Vec8xInt32(a, b) }
-@_transparent private func xor(_ a: V, _ b: V) -> V { Builtin.xor_Vec8xInt32(a, b) }
-@_transparent private func shr(_ a: V, _ n: UInt32) -> V { Builtin.lshr_Vec8xInt32(a, splat(n)) }
-@_transparent private func shl(_ a: V, _ n: UInt32) -> V { Builtin.shl_Vec8xInt32(a, splat(n)) }
-/// A right shift of each 64-bit lane.
-@_transparent private func shr64(_ a: V, _ n: UInt64) -> V {
-    let q: Builtin.Vec4xInt64 = Builtin.bitcast_Vec8xInt32_Vec4xInt64(a)
-    let amount = unsafeBitCast(SIMD4<UInt64>(repeating: n), to: Builtin.Vec4xInt64.self)
-    return Builtin.bitcast_Vec4xInt64_Vec8xInt32(Builtin.lshr_Vec4xInt64(q, amount))
-}
-
-/// vpshufb: the bytes of each 128-bit half chosen by `mask` (0x80 gives zero).
-@_transparent private func shuffle(_ v: V, _ mask: SIMD4<UInt64>) -> V {
-    let r = Builtin.int_x86_avx2_pshuf_b(Builtin.bitcast_Vec8xInt32_Vec32xInt8(v), unsafeBitCast(mask, to: Builtin.Vec32xInt8.self))
-    return Builtin.bitcast_Vec32xInt8_Vec8xInt32(r)
-}
-
-/// Byte swap of every 32-bit lane.
-@_transparent private func byteSwap32(_ v: V) -> V {
-    shuffle(v, SIMD4<UInt64>(0x0405060700010203, 0x0c0d0e0f08090a0b, 0x0405060700010203, 0x0c0d0e0f08090a0b))
-}
+@_transparent private func add(_ a: V, _ b: V) -> V { add8(a, b) }
+@_transparent private func xor(_ a: V, _ b: V) -> V { xor8(a, b) }
+@_transparent private func shr(_ a: V, _ n: UInt32) -> V { shr8(a, n) }
+@_transparent private func shl(_ a: V, _ n: UInt32) -> V { shl8(a, n) }
+@_transparent private func shr64(_ a: V, _ n: UInt64) -> V { shr64x4(a, n) }
+@_transparent private func shuffle(_ v: V, _ mask: SIMD4<UInt64>) -> V { shuffle8(v, mask) }
+@_transparent private func byteSwap32(_ v: V) -> V { byteSwap8(v) }
 
 /// (lo[1], lo[2], lo[3], hi[0]) in each 128-bit half: the four words that start one word after `lo`'s
 /// (vpalignr).
@@ -231,11 +213,7 @@ public func sha256BlocksAVX2(_ state: UnsafeMutablePointer<UInt32>, _ blocks: Un
         }
     }
     // Wipe the schedule of the last blocks (volatile stores: not removable as dead).
-    var off = 0
-    while off < 512 {
-        Builtin.atomicstore_monotonic_volatile_Int64((table + off)._rawValue, Int64(0)._value)
-        off &+= 8
-    }
+    volatileZero(table, 512)
 }
 
 #endif

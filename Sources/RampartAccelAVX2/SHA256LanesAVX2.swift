@@ -6,8 +6,8 @@
 // Compiled with -parse-stdlib and +avx +avx2 +ssse3 +sse4.1 +bmi +bmi2 only, here, and once more with
 // +avx512f +avx512vl as RampartAccelAVX512 (a symbolic link to this file): there LLVM turns each
 // rotation (two shifts and an OR) into one vprord and each three-way XOR, Ch and Maj into one
-// vpternlogd, on the same 256-bit registers. The caller must have checked for AVX2 (or AVX-512VL). The vector code is written with Builtin operations on `Builtin.Vec8xInt32` (see
-// SHA256AVX2.swift for why not the SIMD operators).
+// vpternlogd, on the same 256-bit registers. The caller must have checked for AVX2 (or AVX-512VL).
+// The vector code uses the Builtin operations of Vec8.swift.
 //
 // Each call runs `n` blocks on every lane: the eight states are loaded into eight vectors (a..h, lane
 // l = message l), each block's sixteen words are transposed through a stack table (scalar big-endian
@@ -19,16 +19,14 @@ import Swift
 
 #if arch(x86_64)
 
-private typealias V = Builtin.Vec8xInt32
+private typealias V = V8
 
-@_transparent private func splat(_ n: UInt32) -> V { unsafeBitCast(SIMD8<UInt32>(repeating: n), to: V.self) }
-@_transparent private func add(_ a: V, _ b: V) -> V { Builtin.add_Vec8xInt32(a, b) }
-@_transparent private func xor(_ a: V, _ b: V) -> V { Builtin.xor_Vec8xInt32(a, b) }
-@_transparent private func and(_ a: V, _ b: V) -> V { Builtin.and_Vec8xInt32(a, b) }
-@_transparent private func or(_ a: V, _ b: V) -> V { Builtin.or_Vec8xInt32(a, b) }
-@_transparent private func shr(_ a: V, _ n: UInt32) -> V { Builtin.lshr_Vec8xInt32(a, splat(n)) }
-@_transparent private func shl(_ a: V, _ n: UInt32) -> V { Builtin.shl_Vec8xInt32(a, splat(n)) }
-@_transparent private func rotr(_ a: V, _ n: UInt32) -> V { or(shr(a, n), shl(a, 32 &- n)) }
+@_transparent private func splat(_ n: UInt32) -> V { splat8(n) }
+@_transparent private func add(_ a: V, _ b: V) -> V { add8(a, b) }
+@_transparent private func xor(_ a: V, _ b: V) -> V { xor8(a, b) }
+@_transparent private func and(_ a: V, _ b: V) -> V { and8(a, b) }
+@_transparent private func shr(_ a: V, _ n: UInt32) -> V { shr8(a, n) }
+@_transparent private func rotr(_ a: V, _ n: UInt32) -> V { rotr8(a, n) }
 /// ~a & b (vpandn).
 @_transparent private func andNot(_ a: V, _ b: V) -> V { and(xor(a, splat(~0)), b) }
 
@@ -62,25 +60,13 @@ private struct Lanes {
 /// σ1 of every lane: rotr 17 ^ rotr 19 ^ shr 10.
 @_transparent private func smallSigma1(_ x: V) -> V { xor(xor(rotr(x, 17), rotr(x, 19)), shr(x, 10)) }
 
-/// The round constants (FIPS 180-4 §4.2.2).
-private let roundConstants: [UInt32] = [
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]
-
 /// Compresses `n` 64-byte blocks on each of eight lanes: lane l's state is the eight words at
 /// `states[l]`, its blocks start at `data[l]`, `strides[l]` bytes apart (0 for an idle lane that
-/// repeats one scratch block). `table` is 2 KiB of scratch (32-byte aligned) for the transposed
-/// message schedule, which the caller wipes.
+/// repeats one scratch block). `k` points to the 64 round constants. `table` is 2 KiB of scratch
+/// (32-byte aligned) for the transposed message schedule, which the caller wipes.
 @inline(never)
 public func sha256Lanes8AVX2(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
-                             _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
+                             _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
     guard n > 0 else { return }
     @_transparent func gather(_ w: Int) -> V {
         unsafeBitCast(SIMD8<UInt32>(states[0][w], states[1][w], states[2][w], states[3][w],
@@ -88,8 +74,7 @@ public func sha256Lanes8AVX2(_ states: UnsafePointer<UnsafeMutablePointer<UInt32
     }
     var s = Lanes(a: gather(0), b: gather(1), c: gather(2), d: gather(3), e: gather(4), f: gather(5), g: gather(6), h: gather(7))
     let words = table.assumingMemoryBound(to: UInt32.self)
-    roundConstants.withUnsafeBufferPointer { kb in
-        let k = kb.baseAddress!
+    do {
         var p = (data[0], data[1], data[2], data[3], data[4], data[5], data[6], data[7])
         for _ in 0..<n {
             // Transpose: word t of lane l to table[8t + l].

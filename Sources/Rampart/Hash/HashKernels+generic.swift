@@ -3,11 +3,14 @@
 // no engine reaches these entry points.
 #if !arch(x86_64) || RAMPART_TYPECHECK_ARM64
 
+/// No SHA-1/SHA-256 kernel on this architecture: an empty list of tiers.
+enum SHAKernelTier: CaseIterable {
+    var name: String { "" }
+    func supported(_ f: CPUFeatures) -> Bool { false }
+}
+
 enum SHA1Kernel {
-    enum Tier: CaseIterable {
-        var name: String { "" }
-        func supported(_ f: CPUFeatures) -> Bool { false }
-    }
+    typealias Tier = SHAKernelTier
     static let name: String? = nil
     static func tier(_ f: CPUFeatures) -> Tier? { nil }
     static func supported(_ f: CPUFeatures) -> Bool { false }
@@ -21,10 +24,7 @@ enum SHA1Kernel {
 }
 
 enum SHA256Kernel {
-    enum Tier: CaseIterable {
-        var name: String { "" }
-        func supported(_ f: CPUFeatures) -> Bool { false }
-    }
+    typealias Tier = SHAKernelTier
     static let name: String? = nil
     static func tier(_ f: CPUFeatures) -> Tier? { nil }
     static func supported(_ f: CPUFeatures) -> Bool { false }

@@ -6,27 +6,29 @@
 internal import RampartAccelSHA
 internal import RampartAccelAVX2
 
-enum SHA1Kernel {
-    /// The x86_64 kernels, best first: the SHA extensions, then an AVX2 message schedule with BMI2
-    /// rounds for processors without them.
-    enum Tier: CaseIterable {
-        case shaNI, avx2
+/// The x86_64 SHA-1 and SHA-256 kernels, best first: the SHA extensions, then an AVX2 message schedule
+/// with BMI2 rounds for processors without them.
+enum SHAKernelTier: CaseIterable {
+    case shaNI, avx2
 
-        var name: String {
-            switch self {
-            case .shaNI: "sha-ni"
-            case .avx2: "avx2"
-            }
-        }
-
-        /// `avx2` implies BMI1 and BMI2 (CPU.swift requires all of them for the AVX2 tier).
-        func supported(_ f: CPUFeatures) -> Bool {
-            switch self {
-            case .shaNI: f.sha && f.ssse3 && f.sse41
-            case .avx2: f.avx2
-            }
+    var name: String {
+        switch self {
+        case .shaNI: "sha-ni"
+        case .avx2: "avx2"
         }
     }
+
+    /// `avx2` implies BMI1 and BMI2 (CPU.swift requires all of them for the AVX2 tier).
+    func supported(_ f: CPUFeatures) -> Bool {
+        switch self {
+        case .shaNI: f.sha && f.ssse3 && f.sse41
+        case .avx2: f.avx2
+        }
+    }
+}
+
+enum SHA1Kernel {
+    typealias Tier = SHAKernelTier
 
     /// The best kernel this architecture has.
     static let name: String? = Tier.shaNI.name
@@ -57,26 +59,7 @@ enum SHA1Kernel {
 }
 
 enum SHA256Kernel {
-    /// The x86_64 kernels, best first: the SHA extensions, then an AVX2 message schedule with BMI2
-    /// rounds for processors without them.
-    enum Tier: CaseIterable {
-        case shaNI, avx2
-
-        var name: String {
-            switch self {
-            case .shaNI: "sha-ni"
-            case .avx2: "avx2"
-            }
-        }
-
-        /// `avx2` implies BMI1 and BMI2 (CPU.swift requires all of them for the AVX2 tier).
-        func supported(_ f: CPUFeatures) -> Bool {
-            switch self {
-            case .shaNI: f.sha && f.ssse3 && f.sse41
-            case .avx2: f.avx2
-            }
-        }
-    }
+    typealias Tier = SHAKernelTier
 
     /// The best kernel this architecture has.
     static let name: String? = Tier.shaNI.name
@@ -159,9 +142,11 @@ enum SHA256LanesKernel {
     @inline(__always)
     static func compress(_ tier: Tier, _ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
                          _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
-        switch tier {
-        case .avx512: SHA256LanesAVX512.compress(states, data, strides, n, table)
-        case .avx2: sha256Lanes8AVX2(states, data, strides, n, table)
+        sha256K.withUnsafeBufferPointer { k in
+            switch tier {
+            case .avx512: SHA256LanesAVX512.compress(states, data, strides, n, k.baseAddress!, table)
+            case .avx2: sha256Lanes8AVX2(states, data, strides, n, k.baseAddress!, table)
+            }
         }
     }
 }

@@ -8,8 +8,8 @@ internal import RampartAccelAVX512
 enum SHA256LanesAVX512 {
     @inline(__always)
     static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
-                         _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
-        sha256Lanes8AVX2(states, data, strides, n, table)
+                         _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
+        sha256Lanes8AVX2(states, data, strides, n, k, table)
     }
 }
 

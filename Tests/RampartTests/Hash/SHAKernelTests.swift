@@ -57,52 +57,33 @@ func shaKernelsMatchPortable(_ alg: String) {
     }
 }
 
-/// Every SHA-256 kernel the processor runs (SHA-NI and AVX2 on a CPU with both, where only the first is
-/// selected), not just the selected one: 0 to 41 blocks from unaligned addresses against the portable
-/// compression, from a state that is not the initial value.
-@Test("SHA-256: every kernel this processor has equals the portable compression")
-func sha256EveryKernelMatchesPortable() {
-    let kernels = SHA256.kernelNames
-    if kernels.isEmpty { print("note: no SHA-256 kernel on this processor; nothing to compare") }
+/// Every SHA-1 and SHA-256 kernel the processor runs (SHA-NI and AVX2 on a CPU with both, where only
+/// the first is selected), not just the selected one: 0 to 41 blocks from unaligned addresses against
+/// the portable compression, from a state that is not the initial value.
+@Test("SHA-1, SHA-256: every kernel this processor has equals the portable compression", arguments: ["sha1", "sha256"])
+func shaEveryKernelMatchesPortable(_ alg: String) {
+    let words = alg == "sha1" ? 5 : 8
+    func compress(_ state: inout [UInt32], _ blocks: UnsafeRawBufferPointer, _ kernel: String) -> Bool {
+        alg == "sha1" ? Insecure.SHA1.compress(&state, blocks: blocks, kernel: kernel)
+                      : SHA256.compress(&state, blocks: blocks, kernel: kernel)
+    }
+    let kernels = alg == "sha1" ? Insecure.SHA1.kernelNames : SHA256.kernelNames
+    if kernels.isEmpty { print("note: no \(alg) kernel on this processor; nothing to compare") }
     for kernel in kernels {
         for n in 0...41 {
             let offset = n % 5
-            let data = shaPattern(offset + 64 * n, seed: UInt64(1000 + n))
-            let start: [UInt32] = (0..<8).map { UInt32(truncatingIfNeeded: $0 &* 0x9e3779b9 &+ n) }
+            let data = shaPattern(offset + 64 * n, seed: UInt64(1000 * words + n))
+            let start: [UInt32] = (0..<words).map { UInt32(truncatingIfNeeded: $0 &* 0x9e3779b9 &+ n) }
             var hw = start, sw = start
             data.withUnsafeBytes { raw in
                 let body = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                #expect(SHA256.compress(&hw, blocks: body, kernel: kernel))
-                #expect(SHA256.compress(&sw, blocks: body, kernel: "portable"))
+                #expect(compress(&hw, body, kernel))
+                #expect(compress(&sw, body, "portable"))
             }
-            #expect(hw == sw, "\(kernel): \(n) blocks at offset \(offset)")
+            #expect(hw == sw, "\(alg) \(kernel): \(n) blocks at offset \(offset)")
             if hw != sw { return }
         }
     }
-    var unused = [UInt32](repeating: 0, count: 8)
-    #expect(!SHA256.compress(&unused, blocks: UnsafeRawBufferPointer(start: nil, count: 0), kernel: "no-such-kernel"))
-}
-
-/// Every SHA-1 kernel the processor runs, as for SHA-256 above.
-@Test("SHA-1: every kernel this processor has equals the portable compression")
-func sha1EveryKernelMatchesPortable() {
-    let kernels = Insecure.SHA1.kernelNames
-    if kernels.isEmpty { print("note: no SHA-1 kernel on this processor; nothing to compare") }
-    for kernel in kernels {
-        for n in 0...41 {
-            let offset = n % 5
-            let data = shaPattern(offset + 64 * n, seed: UInt64(2000 + n))
-            let start: [UInt32] = (0..<5).map { UInt32(truncatingIfNeeded: $0 &* 0x9e3779b9 &+ n) }
-            var hw = start, sw = start
-            data.withUnsafeBytes { raw in
-                let body = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                #expect(Insecure.SHA1.compress(&hw, blocks: body, kernel: kernel))
-                #expect(Insecure.SHA1.compress(&sw, blocks: body, kernel: "portable"))
-            }
-            #expect(hw == sw, "\(kernel): \(n) blocks at offset \(offset)")
-            if hw != sw { return }
-        }
-    }
-    var unused = [UInt32](repeating: 0, count: 5)
-    #expect(!Insecure.SHA1.compress(&unused, blocks: UnsafeRawBufferPointer(start: nil, count: 0), kernel: "no-such-kernel"))
+    var unused = [UInt32](repeating: 0, count: words)
+    #expect(!compress(&unused, UnsafeRawBufferPointer(start: nil, count: 0), "no-such-kernel"))
 }

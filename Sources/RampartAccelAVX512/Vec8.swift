@@ -1,0 +1,1 @@
+../RampartAccelAVX2/Vec8.swift
