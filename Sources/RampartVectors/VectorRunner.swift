@@ -171,6 +171,38 @@ func intField(_ c: [String: Any], _ k: String, _ id: String) throws -> Int {
 /// Both backends, the hardware one first (it is the default path).
 let allBackends: [Backend] = [.hardware, .portable]
 
+/// Checks `compute(backend)` against `expected` on every backend, the backends on their own threads: for
+/// long single chains (RFC 7748's million iterations), which otherwise run one after the other on one core.
+func checkConcurrently(_ family: String, _ id: String, expected: [UInt8],
+                       _ compute: @Sendable (Backend) throws -> [UInt8]) -> VectorResult {
+    let outcomes = ConcurrentResults<String>(count: allBackends.count)  // "" for a pass
+    DispatchQueue.concurrentPerform(iterations: allBackends.count) { i in
+        let b = allBackends[i]
+        do {
+            let got = try compute(b)
+            outcomes[i] = got == expected ? "" : "\(b): got \(Hex.encode(got)) want \(Hex.encode(expected))"
+        } catch {
+            outcomes[i] = "\(b): threw \(error)"
+        }
+    }
+    let failures = zip(allBackends, outcomes.values).map { b, o in o ?? "\(b): not run" }.filter { !$0.isEmpty }
+    return VectorResult(family: family, id: id, passed: failures.isEmpty, detail: failures.joined(separator: "; "))
+}
+
+/// One slot per index, written by `DispatchQueue.concurrentPerform` workers (each index by one worker only)
+/// and read after it returns.
+public final class ConcurrentResults<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [T?]
+    public init(count: Int) { slots = Array(repeating: nil, count: count) }
+    public subscript(i: Int) -> T? {
+        get { lock.lock(); defer { lock.unlock() }; return slots[i] }
+        set { lock.lock(); slots[i] = newValue; lock.unlock() }
+    }
+    /// Every slot, in index order (nil where nothing was stored).
+    public var values: [T?] { lock.lock(); defer { lock.unlock() }; return slots }
+}
+
 /// Checks `compute(backend)` against `expected` on every backend.
 func check(_ family: String, _ id: String, expected: [UInt8], _ compute: (Backend) throws -> [UInt8]) -> VectorResult {
     var failures: [String] = []

@@ -51,12 +51,22 @@ func vectorsCommand(_ args: [String]) {
     var perFamily: [String: (Int, Int)] = [:]
     var order: [String] = []
     var passed = 0, failed = 0
-    for f in files {
+    // The files run concurrently (a long file no longer holds the others up); results print in file order.
+    let fileList = files
+    let outcomes = ConcurrentResults<Result<[VectorResult], Error>>(count: fileList.count)
+    DispatchQueue.concurrentPerform(iterations: fileList.count) { i in
+        outcomes[i] = Result { try VectorRunner.run(file: fileList[i]) }
+    }
+    for (f, outcome) in zip(files, outcomes.values) {
         let results: [VectorResult]
-        do {
-            results = try VectorRunner.run(file: f)
-        } catch {
+        switch outcome {
+        case .success(let r)?: results = r
+        case .failure(let error)?:
             print("FAIL \(f): \(error)")
+            failed += 1
+            continue
+        case nil:
+            print("FAIL \(f): not run")
             failed += 1
             continue
         }
