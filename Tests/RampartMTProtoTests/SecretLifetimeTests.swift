@@ -114,18 +114,22 @@ enum MemoryScan {
         return unsafeBitCast(sym, to: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self)
     }()
 
+    /// Candidates are found with `memchr` on the first byte (libc's vectorized search: a byte-by-byte
+    /// Swift loop made these scans take minutes in debug builds and under AddressSanitizer), then
+    /// compared whole.
     private static func occurrences(in hay: UnsafeRawBufferPointer, _ masked: [UInt8]) -> Int {
         let n = masked.count
-        guard hay.count >= n else { return 0 }
-        let first = masked[0] ^ MaskedNeedle.mask
+        guard n > 0, hay.count >= n, let base = hay.baseAddress else { return 0 }
+        let first = Int32(masked[0] ^ MaskedNeedle.mask)
         var hits = 0
         var i = 0
-        while i + n <= hay.count {
-            if hay[i] == first {
-                var k = 1
-                while k < n && hay[i + k] ^ MaskedNeedle.mask == masked[k] { k += 1 }
-                if k == n { hits += 1; hitOffsets.append(i) }
-            }
+        let last = hay.count - n  // the last offset where a whole occurrence fits
+        while i <= last {
+            guard let p = memchr(base + i, first, last - i + 1) else { break }
+            i = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(p))
+            var k = 1
+            while k < n && hay[i + k] ^ MaskedNeedle.mask == masked[k] { k += 1 }
+            if k == n { hits += 1; hitOffsets.append(i) }
             i += 1
         }
         return hits
