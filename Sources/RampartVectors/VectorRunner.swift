@@ -171,19 +171,23 @@ func intField(_ c: [String: Any], _ k: String, _ id: String) throws -> Int {
 /// Both backends, the hardware one first (it is the default path).
 let allBackends: [Backend] = [.hardware, .portable]
 
+/// What went wrong computing on `backend`, or nil when the output is `expected`.
+private func failure(on b: Backend, expected: [UInt8], _ compute: (Backend) throws -> [UInt8]) -> String? {
+    do {
+        let got = try compute(b)
+        return got == expected ? nil : "\(b): got \(Hex.encode(got)) want \(Hex.encode(expected))"
+    } catch {
+        return "\(b): threw \(error)"
+    }
+}
+
 /// Checks `compute(backend)` against `expected` on every backend, the backends on their own threads: for
 /// long single chains (RFC 7748's million iterations), which otherwise run one after the other on one core.
 func checkConcurrently(_ family: String, _ id: String, expected: [UInt8],
                        _ compute: @Sendable (Backend) throws -> [UInt8]) -> VectorResult {
     let outcomes = ConcurrentResults<String>(count: allBackends.count)  // "" for a pass
     DispatchQueue.concurrentPerform(iterations: allBackends.count) { i in
-        let b = allBackends[i]
-        do {
-            let got = try compute(b)
-            outcomes[i] = got == expected ? "" : "\(b): got \(Hex.encode(got)) want \(Hex.encode(expected))"
-        } catch {
-            outcomes[i] = "\(b): threw \(error)"
-        }
+        outcomes[i] = failure(on: allBackends[i], expected: expected, compute) ?? ""
     }
     let failures = zip(allBackends, outcomes.values).map { b, o in o ?? "\(b): not run" }.filter { !$0.isEmpty }
     return VectorResult(family: family, id: id, passed: failures.isEmpty, detail: failures.joined(separator: "; "))
@@ -205,14 +209,6 @@ public final class ConcurrentResults<T>: @unchecked Sendable {
 
 /// Checks `compute(backend)` against `expected` on every backend.
 func check(_ family: String, _ id: String, expected: [UInt8], _ compute: (Backend) throws -> [UInt8]) -> VectorResult {
-    var failures: [String] = []
-    for b in allBackends {
-        do {
-            let got = try compute(b)
-            if got != expected { failures.append("\(b): got \(Hex.encode(got)) want \(Hex.encode(expected))") }
-        } catch {
-            failures.append("\(b): threw \(error)")
-        }
-    }
+    let failures = allBackends.compactMap { failure(on: $0, expected: expected, compute) }
     return VectorResult(family: family, id: id, passed: failures.isEmpty, detail: failures.joined(separator: "; "))
 }

@@ -8,11 +8,7 @@ import Testing
 /// The two scrypt cases (64 MiB each) are heavy: they run in release builds (unless `RAMPART_SKIP_HEAVY=1`,
 /// as the sanitizer runs set it) and `rampart vectors`.
 @Test func threemaVectorFile() throws {
-    #if DEBUG
-    let options = VectorOptions(includeHeavy: false)
-    #else
-    let options = VectorOptions(includeHeavy: ProcessInfo.processInfo.environment["RAMPART_SKIP_HEAVY"] != "1")
-    #endif
+    let options = VectorOptions(includeHeavy: runsHeavyCases)
     let results = try VectorRunner.run(file: projectRoot + "/Vectors/threema/published.json", options: options)
     #expect(results.count >= (options.includeHeavy ? 18 : 16))
     for r in results where !r.passed { Issue.record("\(r)") }

@@ -1,20 +1,11 @@
-import Foundation
 import Testing
 @_spi(Testing) import Rampart
 import RampartTestSupport
 
-#if DEBUG
-private let isReleaseBuild = false
-#else
-/// Release builds run the million iterations unless `RAMPART_SKIP_HEAVY=1` (the sanitizer runs; CI's
-/// `rampart vectors` runs the same case on both backends).
-private let isReleaseBuild = ProcessInfo.processInfo.environment["RAMPART_SKIP_HEAVY"] != "1"
-#endif
-
 @Suite("X25519")
 struct X25519Tests {
     @Test("RFC 7748 §5.2 iterated 1 000 000 times from k = u = 9 (release builds)",
-          .enabled(if: isReleaseBuild, "debug build: run `swift test -c release --filter X25519`; CI also runs this case through `rampart vectors`"))
+          .enabled(if: runsHeavyCases, "debug build: run `swift test -c release --filter X25519`; CI also runs this case through `rampart vectors`"))
     func rfc7748IteratedMillion() throws {
         var k = [UInt8](repeating: 0, count: 32); k[0] = 9
         var u = k

@@ -16,11 +16,7 @@ let ownVectorFiles: [String] = {
 
 let sharedVectorsRoot: String? = VectorRunner.sharedVectorsDirectory(root: projectRoot)
 
-#if DEBUG
-let vectorOptions = VectorOptions(includeHeavy: false)
-#else
-let vectorOptions = VectorOptions(includeHeavy: ProcessInfo.processInfo.environment["RAMPART_SKIP_HEAVY"] != "1")
-#endif
+let vectorOptions = VectorOptions(includeHeavy: runsHeavyCases)
 
 func expectAllPass(_ path: String) throws {
     let results = try VectorRunner.run(file: path, options: vectorOptions)
