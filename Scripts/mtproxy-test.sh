@@ -20,12 +20,10 @@ stop() { [ -n "$server_pid" ] && { kill "$server_pid" 2>/dev/null || true; wait 
 trap 'stop; rm -rf "$work"' EXIT
 fail() { echo "mtproxy test: $1"; echo "--- server log (tail)"; tail -n 30 "$work/serve.log" || true; exit 1; }
 
+. Scripts/serve-lib.sh
 start() {
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    "$bin" mtproto serve --port "$port" --rsa-key "$work/server.pem" --secret "$1" >"$work/serve.out" 2>"$work/serve.log" &
-    server_pid=$!
-    for _ in $(seq 1 100); do grep -q "^listening on" "$work/serve.out" 2>/dev/null && break; sleep 0.2; done
-    grep -q "^listening on 127.0.0.1:$port" "$work/serve.out" || fail "the server did not start"
+    start_mtproto_serve "$bin" "$work/serve.out" "$work/serve.log" --rsa-key "$work/server.pem" --secret "$1" ||
+        fail "the server did not start"
     "$bin" rsa public --key "$work/server.pem" >"$work/server.pub"
 }
 

@@ -9,13 +9,11 @@
 set -euo pipefail
 bin=${1:?usage: secret-chat-relay-test.sh PATH/TO/rampart}
 work=$(mktemp -d)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" mtproto serve --port "$port" --rsa-key "$work/server.pem" --drop-secret-message 55 >"$work/serve.out" 2>"$work/serve.log" &
-server_pid=$!
+. "$(dirname "$0")/serve-lib.sh"
 acceptor_pid=""
 cleanup() {
     [ -n "$acceptor_pid" ] && kill "$acceptor_pid" 2>/dev/null || true
-    kill "$server_pid" 2>/dev/null || true
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
     wait 2>/dev/null || true
 }
 fail() {
@@ -25,8 +23,9 @@ fail() {
     cleanup
     exit 1
 }
-for _ in $(seq 1 100); do grep -q "^listening on" "$work/serve.out" 2>/dev/null && break; sleep 0.2; done
-grep -q "^listening on 127.0.0.1:$port" "$work/serve.out" || fail "the test server did not start"
+server_pid=""
+start_mtproto_serve "$bin" "$work/serve.out" "$work/serve.log" --rsa-key "$work/server.pem" --drop-secret-message 55 ||
+    fail "the test server did not start"
 "$bin" rsa public --key "$work/server.pem" >"$work/server.pub"
 
 "$bin" mtproto secret-chat chat --port "$port" --rsa-key "$work/server.pub" --svg "$work/acceptor.svg" >"$work/acceptor.out" 2>&1 &
