@@ -30,6 +30,42 @@ func x25519Rows() -> [Row] {
     return [Row(operation: "x25519", size: 0, unit: .opsps, contenders: cs)]
 }
 
+/// `x25519-batch`: eight independent scalar multiplications (eight private keys, eight peers) as one
+/// operation: through the batch call (`rampart`, the lane kernel where there is one), one by one
+/// (`rampart-one-by-one`), and one by one in OpenSSL and libsodium. The goal is the batch at twice the
+/// one-by-one rate.
+func x25519BatchRows() -> [Row] {
+    let n = 8
+    let scalars = (0..<n).map { Array(UnsafeRawBufferPointer(buffer(40 + $0)).prefix(32)) }
+    let points = (0..<n).map { i in
+        try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Array(UnsafeRawBufferPointer(buffer(64 + i)).prefix(32))).publicKey.rawRepresentation
+    }
+    let out = UnsafeMutableRawPointer.allocate(byteCount: 32, alignment: 64)
+    var cs = [Contender(implementation: "rampart") {
+        let r = try! Curve25519.scalarMultiply(scalars: scalars, points: points)
+        consume(r[n - 1][0])
+    }, Contender(implementation: "rampart-one-by-one") {
+        for i in 0..<n { consume(try! Curve25519.scalarMultiply(scalar: scalars[i], point: points[i])[0]) }
+    }]
+    if let o = OpenSSLX25519.shared {
+        let xs = (0..<n).compactMap { o.exchange(privateKey: scalars[$0], peerPublicKey: points[$0]) }
+        if xs.count == n {
+            cs.append(Contender(implementation: "openssl") { for x in xs { _ = x.derive(into: out) }; consume(out) })
+        }
+    }
+    if let s = SodiumBox.shared {
+        cs.append(Contender(implementation: "libsodium") {
+            for i in 0..<n {
+                scalars[i].withUnsafeBytes { k in points[i].withUnsafeBytes { p in
+                    _ = s.scalarMult(scalar: k.baseAddress!, point: p.baseAddress!, into: out)
+                } }
+            }
+            consume(out)
+        })
+    }
+    return [Row(operation: "x25519-batch", size: n, unit: .opsps, contenders: cs)]
+}
+
 /// `box-beforenm` (X25519 + HSalsa20) and `box-seal` with a precomputed key at 64, 256, 1024, 16384 bytes.
 func boxRows() -> [Row] {
     let skBytes = Array(UnsafeRawBufferPointer(buffer(32)))

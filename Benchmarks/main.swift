@@ -71,6 +71,7 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["chacha20-poly1305-seal", "chacha20-poly1305-open"], chachaPolyRows),
     (["argon2id-m65536-t3-p1"], argon2Rows),
     (["x25519"], x25519Rows),
+    (["x25519-batch"], x25519BatchRows),
     (["box-beforenm", "box-seal"], boxRows),
     (["modexp-2048-", "safe-prime-check-2048", "rsa2048-public", "rsa2048-private", "pq-factorize"], bigIntRows),
     (["mtproto-encrypt-v2", "mtproto-decrypt-v2"], mtprotoEnvelopeRows),

@@ -178,6 +178,26 @@ add("x25519") {
     }
 }
 
+add("x25519-batch") {
+    // Nine pairs with secret scalars and secret points (a full batch of eight through each lane kernel
+    // valgrind can run, and one alone), then a fan-out key agreement with nine public peers.
+    var rng = SplitMix64(seed: 17)
+    let scalars = (0..<9).map { _ in rng.bytes(32) }, points = (0..<9).map { _ in rng.bytes(32) }
+    for x in scalars + points { secret(x) }
+    let r = try Curve25519.scalarMultiply(scalars: scalars, points: points)
+    for x in r { _ = published(x) }
+    // The AVX2 build of the lane kernel, which the registry does not select (valgrind runs no AVX-512).
+    for kernel in Curve25519.x25519LaneKernels {
+        _ = try Curve25519.scalarMultiply(scalars: scalars, points: points, backend: .hardware, laneKernel: kernel).map(published)
+    }
+    let me = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: scalars[0])
+    let peers = try (0..<9).map { _ in
+        try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: rng.bytes(32)).publicKey
+    }
+    let shared = try me.sharedSecretsFromKeyAgreement(with: peers)
+    try check(shared[3] == (try me.sharedSecretFromKeyAgreement(with: peers[3])), "X25519 fan-out")
+}
+
 add("poly1305") {
     var rng = SplitMix64(seed: 8)
     let key = rng.bytes(32), msg = rng.bytes(75)

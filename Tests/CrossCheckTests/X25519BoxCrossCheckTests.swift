@@ -70,3 +70,22 @@ func boxMatchesLibsodium() throws {
         }
     }
 }
+
+@Test("X25519 batches equal libsodium's crypto_scalarmult pair by pair, on every lane kernel",
+      .enabled(if: sodiumPresentOrRequired, Comment(rawValue: noSodium)))
+func x25519BatchMatchesLibsodium() throws {
+    guard let s = requireSodiumBox() else { return }
+    var rng = SplitMix64(seed: 0xBA7C4)
+    for n in [1, 3, 7, 8, 9, 16, 21] {
+        let scalars = (0..<n).map { _ in rng.bytes(32) }, points = (0..<n).map { _ in rng.bytes(32) }
+        // crypto_scalarmult refuses an all-zero result (nil); random points give none.
+        let want = zip(scalars, points).map { s.scalarMult(scalar: $0, point: $1) }
+        var ways = [("default", try Curve25519.scalarMultiply(scalars: scalars, points: points))]
+        for kernel in Curve25519.x25519LaneKernels {
+            ways.append((kernel, try Curve25519.scalarMultiply(scalars: scalars, points: points, backend: .hardware, laneKernel: kernel)))
+        }
+        for (way, got) in ways {
+            for i in 0..<n { #expect(got[i] == want[i], "n=\(n) pair \(i) \(way)") }
+        }
+    }
+}

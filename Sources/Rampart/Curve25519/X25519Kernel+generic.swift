@@ -12,3 +12,24 @@ enum X25519Kernel {
 }
 
 #endif
+
+#if !arch(x86_64) || RAMPART_TYPECHECK_ARM64
+
+/// No lane kernel here: `Kernels.x25519Lanes` is inactive and batches run one scalar multiplication at
+/// a time.
+enum X25519LanesKernel {
+    enum Tier: CaseIterable {
+        var name: String { "" }
+        func capable(_ f: CPUFeatures) -> Bool { false }
+    }
+    static let lanes = 8
+    static let name: String? = nil
+    static let selected: Tier? = nil
+    static func supported(_ f: CPUFeatures) -> Bool { false }
+    static func scalarMultiply(_ tier: Tier, _ result: UnsafeMutablePointer<UInt64>, _ points: UnsafePointer<UInt64>,
+                               _ scalars: UnsafePointer<UInt64>) {
+        preconditionFailure("unreachable: Kernels.x25519Lanes is inactive on this architecture")
+    }
+}
+
+#endif

@@ -97,6 +97,11 @@ public enum Kernels {
                                                 supported: MontgomeryKernel.supported(CPU.features))
     /// X25519 scalar multiplication (x86_64: GF(2^255 − 19) in radix 2^64 with `mulx`).
     public static let x25519 = KernelChoice("x25519", kernel: X25519Kernel.name, supported: X25519Kernel.supported(CPU.features))
+    /// Eight X25519 scalar multiplications at once, one per vector lane (x86_64: radix 2^25.5 with
+    /// `vpmuludq` on AVX-512), for ``Curve25519/scalarMultiply(scalars:points:)`` and fan-out key
+    /// agreement.
+    public static let x25519Lanes = KernelChoice("x25519-lanes", kernel: X25519LanesKernel.name,
+                                                 supported: X25519LanesKernel.supported(CPU.features))
     /// Public-exponent powers modulo 2048-bit moduli (x86_64: AVX2 in radix 2^28; RSA encryption and
     /// the handshake's public checks). Selected on AMD processors only, where it is the faster one
     /// (MontgomeryKernels+x86_64.swift gives the figures).
@@ -106,7 +111,7 @@ public enum Kernels {
 
     /// Every choice, in a fixed order.
     public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, sha256Lanes, ghash, ghashWide, montgomery,
-                                             modexp2048, x25519]
+                                             modexp2048, x25519, x25519Lanes]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.
     public static var summary: String { all.map(\.description).joined(separator: ", ") }

@@ -277,6 +277,23 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let shared = try Curve25519.scalarMultiply(scalar: pattern(32, 24), point: pattern(32, 25), backend: b)
             results[i] = [rfc, pub, shared]
             published = [(0, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")]
+        case "x25519-lanes":
+            // Thirteen pairs (a full batch of eight, then five through the lanes again with three padding
+            // lanes), RFC 7748 §5.2 vector 1 among them, through the batch call; on .hardware every lane
+            // kernel as well.
+            let k1 = hexBytes("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4")
+            let u1 = hexBytes("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c")
+            let scalars = [k1] + (1..<13).map { pattern(32, UInt8(30 + $0)) }
+            let points = [u1] + (1..<13).map { pattern(32, UInt8(60 + $0)) }
+            let got = try Curve25519.scalarMultiply(scalars: scalars, points: points, backend: b)
+            if b == .hardware {
+                for kernel in Curve25519.x25519LaneKernels {
+                    #expect(try Curve25519.scalarMultiply(scalars: scalars, points: points, backend: b, laneKernel: kernel) == got,
+                            "lane kernel \(kernel)")
+                }
+            }
+            results[i] = got
+            published = [(0, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")]
         default:
             Issue.record("no probe for kernel choice \(primitive): add one here")
         }
@@ -289,7 +306,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
         #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ige-lanes", "sha256-lanes", "ghash",
-                          "ghash-wide", "montgomery", "modexp-2048", "x25519"])
+                          "ghash-wide", "montgomery", "modexp-2048", "x25519", "x25519-lanes"])
         // The wide GCM tier runs only alongside the GHASH kernel, the wide AES tier alongside AES-NI.
         if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
         if Kernels.aesWide.isActive { #expect(Kernels.aes.isActive) }

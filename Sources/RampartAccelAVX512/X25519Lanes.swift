@@ -1,0 +1,1 @@
+../RampartAccelAVX2/X25519Lanes.swift
