@@ -134,10 +134,11 @@ func x25519Batch(count n: Int, scalars: UnsafeRawPointer?, scalarStride: Int, po
                 k[3 * lanes + j] = (w.3 & ((1 << 63) - 1)) | (1 << 62)
                 w = (0, 0, 0, 0)
                 // Radix 2^51 to 2^25.5: limb 2t holds the low 26 bits of l_t, limb 2t + 1 the high 25.
-                for (t, limb) in [(0, x.l0), (1, x.l1), (2, x.l2), (3, x.l3), (4, x.l4)] {
+                func split(_ t: Int, _ limb: UInt64) {
                     u[2 * t * lanes + j] = limb & ((1 << 26) - 1)
                     u[(2 * t + 1) * lanes + j] = limb >> 26
                 }
+                split(0, x.l0); split(1, x.l1); split(2, x.l2); split(3, x.l3); split(4, x.l4)
             }
             k.withUnsafeBufferPointer { kp in
                 u.withUnsafeBufferPointer { up in
