@@ -96,6 +96,14 @@ let package = Package(
             path: "Sources/RampartAccelAVX2Salsa",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
+        // The same Salsa20 and ChaCha20 sources (symbolic links) compiled with AVX-512F and VL as well:
+        // LLVM turns each rotation (two shifts and an OR) into one vprold on the same 256-bit registers.
+        .target(
+            name: "RampartAccelAVX512Salsa",
+            dependencies: ["RampartKernelSupport"],
+            path: "Sources/RampartAccelAVX512Salsa",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2", "+avx512f", "+avx512vl"])
+        ),
         // The Argon2 segment fill (RampartKernelSupport's shared source) compiled for the AVX2 tier.
         .target(
             name: "RampartAccelAVX2Argon2",
@@ -128,7 +136,7 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES",
+                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX512Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES",
                            "RampartBarrier", "RampartKernelSupport"],
             path: "Sources/Rampart"
         ),

@@ -56,8 +56,14 @@ func hsalsa20Core(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: SIMD
 }
 
 /// One Salsa20/20 keystream block for input block `x` into `out` (64 bytes, standard layout).
+/// `hardware`: the Salsa20 kernel runs (`Kernels.salsa20.runs(on:)`); then the AVX-512VL build of the
+/// block runs where the registry selected that tier (``SalsaKernel/short``).
 @inline(__always)
-func salsa20Block(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) {
+func salsa20Block(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, hardware: Bool) {
+    if hardware && SalsaKernel.short {
+        SalsaKernel.blocks(x, out, two: false)
+        return
+    }
     salsa20BlockCore(x, out, .zero)
 }
 
@@ -74,7 +80,11 @@ func salsa20BlockCore(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: 
 /// standard layout). The two blocks are independent chains in one loop, so an out-of-order core runs
 /// them side by side: about the time of one block (the rounds of one block are latency-bound).
 @inline(__always)
-func salsa20Block2(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) {
+func salsa20Block2(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, hardware: Bool) {
+    if hardware && SalsaKernel.short {
+        SalsaKernel.blocks(x, out, two: true)
+        return
+    }
     salsa20Block2Core(x, out, .zero)
 }
 
@@ -133,18 +143,19 @@ func salsa20XOR(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ dst: Unsaf
         done = groups << 9
     }
     if done < count {
-        salsa20XORPortable(&x, src + done, dst + done, count - done)
+        salsa20XORPortable(&x, src + done, dst + done, count - done, short: hardware)
     }
 }
 
 /// The portable bulk path: four blocks at a time, then a 1..4-block tail through a stack buffer.
+/// `short`: the Salsa20 kernel runs, so the AVX-512VL blocks may (see ``salsa20Block(_:_:hardware:)``).
 @inline(never)
 func salsa20XORPortable(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
-                        _ count: Int) {
+                        _ count: Int, short: Bool) {
     var counter = UInt64(x[8]) | UInt64(x[9]) << 32
     var off = 0
     while count - off >= 256 {
-        salsa20x4(x, counter) { j, k, ks in
+        salsa20x4(x, counter, hardware: short) { j, k, ks in
             let p = off + 64 * j + 16 * k
             let v = src.loadUnaligned(fromByteOffset: p, as: SIMD4<UInt32>.self) ^ ks
             dst.storeBytes(of: v, toByteOffset: p, as: SIMD4<UInt32>.self)
@@ -159,7 +170,7 @@ func salsa20XORPortable(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ ds
         let whole = rest & ~15
         var last = SIMD4<UInt32>()
         if rest > 64 {
-            salsa20x4(x, counter) { j, k, ks in
+            salsa20x4(x, counter, hardware: short) { j, k, ks in
                 let p = 64 * j + 16 * k
                 if p < whole {
                     let v = src.loadUnaligned(fromByteOffset: off + p, as: SIMD4<UInt32>.self) ^ ks
@@ -174,7 +185,7 @@ func salsa20XORPortable(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ ds
             y[9] = UInt32(truncatingIfNeeded: counter >> 32)
             var block = SIMD16<UInt32>()
             withUnsafeMutableBytes(of: &block) { b in
-                salsa20Block(y, b.baseAddress!)
+                salsa20Block(y, b.baseAddress!, hardware: short)
                 xorKeystream(dst + off, src + off, UnsafeRawPointer(b.baseAddress!), whole)
                 if whole < 64 { last = b.baseAddress!.loadUnaligned(fromByteOffset: whole, as: SIMD4<UInt32>.self) }
             }
@@ -213,10 +224,26 @@ func transpose4(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>, _ c: SIMD4<UInt32>, _ d:
 }
 
 /// Four Salsa20/20 blocks with counters `counter ... counter + 3`; hands each 16-byte piece of
-/// keystream (block `j`, piece `k`, words in little-endian byte order) to `emit`.
+/// keystream (block `j`, piece `k`, words in little-endian byte order) to `emit`. With `hardware` (as
+/// in ``salsa20Block(_:_:hardware:)``) the AVX-512VL build computes the blocks into a stack buffer,
+/// which is wiped.
 @inline(__always)
-func salsa20x4(_ x: SIMD16<UInt32>, _ counter: UInt64, _ emit: (Int, Int, SIMD4<UInt32>) -> Void) {
+func salsa20x4(_ x: SIMD16<UInt32>, _ counter: UInt64, hardware: Bool, _ emit: (Int, Int, SIMD4<UInt32>) -> Void) {
     typealias V = SIMD4<UInt32>
+    if hardware && SalsaKernel.short {
+        var y = x
+        y[8] = UInt32(truncatingIfNeeded: counter)
+        y[9] = UInt32(truncatingIfNeeded: counter >> 32)
+        var blocks = (SIMD16<UInt32>(), SIMD16<UInt32>(), SIMD16<UInt32>(), SIMD16<UInt32>())
+        withUnsafeMutableBytes(of: &blocks) { b in
+            SalsaKernel.blocks4(y, b.baseAddress!)
+            for j in 0..<4 {
+                for k in 0..<4 { emit(j, k, b.load(fromByteOffset: 64 * j + 16 * k, as: V.self)) }
+            }
+        }
+        wipe(&blocks)
+        return
+    }
     let lo = UInt32(truncatingIfNeeded: counter)
     let c8 = V(repeating: lo) &+ V(0, 1, 2, 3)
     // Carry into the high word where the low word wrapped (c8 < lo).

@@ -30,7 +30,7 @@ final class SalsaStreamStorage {
 
     /// Refills `block` with the keystream block at the counter and advances the counter.
     func refill() {
-        withUnsafeMutableBytes(of: &block) { salsa20Block(x, $0.baseAddress!) }
+        withUnsafeMutableBytes(of: &block) { salsa20Block(x, $0.baseAddress!, hardware: hardware) }
         counter &+= 1
         used = 0
     }
@@ -248,10 +248,11 @@ public struct XSalsa20 {
     init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
                                                       backend: Backend) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
+        let hardware = Kernels.salsa20.runs(on: backend)
         let x = try withKey32(key) { k in
-            withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter) }
+            withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter, hardware: hardware) }
         }
-        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: Kernels.salsa20.runs(on: backend)))
+        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: hardware))
     }
 
     /// XORs `input` with the next `input.count` keystream bytes into `output` (it may be `input`).
@@ -308,11 +309,12 @@ public struct XSalsa20 {
     ) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)  // public: not wiped
         guard output.count == input.count else { throw .invalidOutputLength }
+        let hardware = Kernels.salsa20.runs(on: backend)
         var x = try withKey32(key) { k in
-            withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter) }
+            withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter, hardware: hardware) }
         }
         if let src = input.baseAddress, let dst = output.baseAddress, input.count > 0 {
-            salsa20XOR(&x, src, dst, input.count, hardware: Kernels.salsa20.runs(on: backend))
+            salsa20XOR(&x, src, dst, input.count, hardware: hardware)
         }
         wipe(&x)
     }
@@ -328,10 +330,12 @@ public struct XSalsa20 {
 
 /// The Salsa20 input block of XSalsa20: HSalsa20 subkey of `key` and `nonce[0..<16]`, Salsa20 nonce
 /// `nonce[16..<24]`, block counter `counter`. The subkey goes from the HSalsa20 state straight into
-/// the returned block; the one stack copy of the rounds is wiped.
+/// the returned block; the one stack copy of the rounds is wiped. `hardware` as in
+/// ``salsa20Block(_:_:hardware:)``: the AVX-512VL build (its state stays in registers) where selected.
 @inline(__always)
-func xsalsa20Input(key: UnsafeRawPointer, nonce: UnsafeRawPointer, counter: UInt64) -> SIMD16<UInt32> {
-    xsalsa20InputCore(key, nonce, counter, .zero)
+func xsalsa20Input(key: UnsafeRawPointer, nonce: UnsafeRawPointer, counter: UInt64, hardware: Bool) -> SIMD16<UInt32> {
+    if hardware && SalsaKernel.short { return SalsaKernel.xsalsa20Input(key, nonce, counter) }
+    return xsalsa20InputCore(key, nonce, counter, .zero)
 }
 
 /// ``xsalsa20Input(key:nonce:counter:)`` with an opaque zero (see ``hsalsa20Core(_:_:_:)``).
@@ -352,7 +356,15 @@ func xsalsa20InputCore(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ cou
 
 /// The XSalsa20 input blocks (counter 0) of two keys under one nonce, their two HSalsa20 chains
 /// interleaved: about the time of one (the chain is latency-bound). For the two boxes of a Threema
-/// envelope, which share the nonce.
+/// envelope, which share the nonce. `hardware` as in ``xsalsa20Input(key:nonce:counter:hardware:)``.
+@inline(__always)
+func xsalsa20InputPair(_ keyA: UnsafeRawPointer, _ keyB: UnsafeRawPointer, _ nonce: UnsafeRawPointer, hardware: Bool)
+    -> (SIMD16<UInt32>, SIMD16<UInt32>) {
+    if hardware && SalsaKernel.short { return SalsaKernel.xsalsa20InputPair(keyA, keyB, nonce) }
+    return xsalsa20InputPairCore(keyA, keyB, nonce, .zero)
+}
+
+/// ``xsalsa20InputPair(_:_:_:hardware:)`` on the portable rows.
 @usableFromInline @inline(never)
 func xsalsa20InputPairCore(_ keyA: UnsafeRawPointer, _ keyB: UnsafeRawPointer, _ nonce: UnsafeRawPointer,
                            _ z: SIMD4<UInt32>) -> (SIMD16<UInt32>, SIMD16<UInt32>) {

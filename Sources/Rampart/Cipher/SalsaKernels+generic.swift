@@ -5,6 +5,20 @@
 enum SalsaKernel {
     static let name: String? = nil
     static func supported(_ f: CPUFeatures) -> Bool { false }
+    static let short = false
+    static func xsalsa20Input(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64) -> SIMD16<UInt32> {
+        preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
+    }
+    static func xsalsa20InputPair(_ keyA: UnsafeRawPointer, _ keyB: UnsafeRawPointer, _ nonce: UnsafeRawPointer)
+        -> (SIMD16<UInt32>, SIMD16<UInt32>) {
+        preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
+    }
+    static func blocks(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, two: Bool) {
+        preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
+    }
+    static func blocks4(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) {
+        preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
+    }
     static func xor(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
                     _ groups: Int) {
         preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")

@@ -372,9 +372,9 @@ public enum SecretBox {
 
 /// The XSalsa20 input block for `key` and `nonce`, and keystream block 0 in `block0` (64 bytes).
 @inline(__always)
-func secretBoxSetup(key: UnsafeRawPointer, nonce: UnsafeRawPointer, block0: UnsafeMutableRawPointer) -> SIMD16<UInt32> {
-    var x = xsalsa20Input(key: key, nonce: nonce, counter: 0)
-    salsa20Block(x, block0)
+func secretBoxSetup(key: UnsafeRawPointer, nonce: UnsafeRawPointer, block0: UnsafeMutableRawPointer, hardware: Bool) -> SIMD16<UInt32> {
+    var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
+    salsa20Block(x, block0, hardware: hardware)
     x[8] = 1
     return x
 }
@@ -398,9 +398,9 @@ func secretBoxShortLimit(hardware: Bool) -> Int { hardware ? 512 - 32 : 256 - 32
 @inline(__always)
 func secretBoxKeystream(_ x: SIMD16<UInt32>, _ bytes: Int, _ ks: UnsafeMutableRawPointer, hardware: Bool) {
     if bytes <= 64 {
-        salsa20Block(x, ks)
+        salsa20Block(x, ks, hardware: hardware)
     } else if bytes <= 128 {
-        salsa20Block2(x, ks)
+        salsa20Block2(x, ks, hardware: hardware)
     } else if hardware && bytes > 256 {
         // One 512-byte group of the AVX2 kernel over zeros: blocks 0 ..< 8 in place (for up to four
         // blocks the portable four-block code is faster than a whole group).
@@ -408,7 +408,7 @@ func secretBoxKeystream(_ x: SIMD16<UInt32>, _ bytes: Int, _ ks: UnsafeMutableRa
         withUnsafeMutableBytes(of: &y) { SalsaKernel.xor($0.baseAddress!, UnsafeRawPointer(ks), ks, 1) }
         wipe(&y)
     } else {
-        salsa20x4(x, 0) { j, k, v in ks.storeBytes(of: v, toByteOffset: 64 * j + 16 * k, as: SIMD4<UInt32>.self) }
+        salsa20x4(x, 0, hardware: hardware) { j, k, v in ks.storeBytes(of: v, toByteOffset: 64 * j + 16 * k, as: SIMD4<UInt32>.self) }
     }
 }
 
@@ -417,7 +417,7 @@ func secretBoxKeystream(_ x: SIMD16<UInt32>, _ bytes: Int, _ ks: UnsafeMutableRa
 func secretBoxSealShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutableRawPointer,
                         key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) {
     withScratch { ks in
-        var x = xsalsa20Input(key: key, nonce: nonce, counter: 0)
+        var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
         secretBoxKeystream(x, count + 32, ks, hardware: hardware)
         wipe(&x)
         var mac = Poly1305State(key: ks)
@@ -433,7 +433,7 @@ func secretBoxSealShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
 func secretBoxOpenShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeRawPointer,
                         key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
     withScratch { ks in
-        var x = xsalsa20Input(key: key, nonce: nonce, counter: 0)
+        var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
         secretBoxKeystream(x, count + 32, ks, hardware: hardware)
         wipe(&x)
         var mac = Poly1305State(key: ks)
@@ -456,7 +456,7 @@ func secretBoxOpenShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
 func secretBoxSealShortPair(_ a: UnsafeMutableRawPointer, _ countA: Int, tagA: UnsafeMutableRawPointer, keyA: UnsafeRawPointer,
                             _ b: UnsafeMutableRawPointer, _ countB: Int, tagB: UnsafeMutableRawPointer, keyB: UnsafeRawPointer,
                             nonce: UnsafeRawPointer, hardware: Bool) {
-    var (xa, xb) = xsalsa20InputPairCore(keyA, keyB, nonce, .zero)
+    var (xa, xb) = xsalsa20InputPair(keyA, keyB, nonce, hardware: hardware)
     @inline(__always) func seal(_ x: SIMD16<UInt32>, _ p: UnsafeMutableRawPointer, _ count: Int, _ tag: UnsafeMutableRawPointer) {
         withScratch { ks in
             secretBoxKeystream(x, count + 32, ks, hardware: hardware)
@@ -480,7 +480,7 @@ func secretBoxSealShortPair(_ a: UnsafeMutableRawPointer, _ countA: Int, tagA: U
 func secretBoxOpenShortPair(_ srcA: UnsafeRawPointer, _ dstA: UnsafeMutableRawPointer, _ countA: Int, tagA: UnsafeRawPointer,
                             keyA: UnsafeRawPointer, _ srcB: UnsafeRawPointer, _ dstB: UnsafeMutableRawPointer, _ countB: Int,
                             tagB: UnsafeRawPointer, keyB: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
-    var (xa, xb) = xsalsa20InputPairCore(keyA, keyB, nonce, .zero)
+    var (xa, xb) = xsalsa20InputPair(keyA, keyB, nonce, hardware: hardware)
     defer {
         wipe(&xa)
         wipe(&xb)
@@ -519,7 +519,7 @@ func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
         return
     }
     withScratch { scratch in
-        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
+        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, hardware: hardware)
         var mac = Poly1305State(key: scratch)
         // The first 32 message bytes use keystream bytes 32..<64 of block 0.
         let head = min(32, count)
@@ -560,7 +560,7 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
         return secretBoxOpenShort(src, dst, count, tag: tag, key: key, nonce: nonce, hardware: hardware)
     }
     return withScratch { scratch in
-        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch)
+        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, hardware: hardware)
         var mac = Poly1305State(key: scratch)
         // The kernel with a separate output buffer: one stitched pass authenticates the ciphertext and
         // writes the bare keystream (not plaintext) to `dst`; the plaintext is formed only after the

@@ -1,0 +1,1 @@
+../RampartAccelAVX2Salsa/ChaCha20AVX2.swift

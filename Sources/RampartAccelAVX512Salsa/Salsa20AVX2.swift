@@ -1,0 +1,1 @@
+../RampartAccelAVX2Salsa/Salsa20AVX2.swift
