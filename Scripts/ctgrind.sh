@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Constant time, checked mechanically: runs rampart-ctgrind under valgrind's memcheck with every
-# case's secrets marked undefined (the ctgrind method), once with the hardware kernels valgrind can
-# execute and once with the portable code forced. Fails on any memcheck report that is not a canary.
+# case's secrets marked undefined (the ctgrind method), with the hardware kernels valgrind can
+# execute, twice more with AVX2 and with BMI2 hidden (so that each of the two BLAKE2b kernels runs
+# whichever the processor's vendor selects, and the SSE and portable fallbacks of the other kernels
+# run too), and once with the portable code forced. Fails on any memcheck report that is not a canary.
 #
-#   Scripts/ctgrind.sh              build (release) and run every case in both configurations
+#   Scripts/ctgrind.sh              build (release) and run every case in every configuration
 #   Scripts/ctgrind.sh CASE...      only the named cases (see `rampart-ctgrind list`)
 #   CTGRIND_VERBOSE=1 Scripts/ctgrind.sh CASE   also print memcheck's reports with stacks
 #
@@ -24,7 +26,8 @@ objcopy --strip-debug "$bin" "$work/rampart-ctgrind"
 "$work/rampart-ctgrind" run "$@" >/dev/null   # results must be right outside valgrind too
 
 status=0
-for config in "RAMPART_DISABLE_FEATURES=sha,vaes,avx512vl" "RAMPART_FORCE_PORTABLE=1"; do
+for config in "RAMPART_DISABLE_FEATURES=sha,vaes,avx512vl" "RAMPART_DISABLE_FEATURES=sha,vaes,avx512vl,avx2" \
+              "RAMPART_DISABLE_FEATURES=sha,vaes,avx512vl,bmi2" "RAMPART_FORCE_PORTABLE=1"; do
     echo "== ctgrind with $config"
     if [ "${CTGRIND_VERBOSE:-0}" = "1" ]; then
         env "$config" valgrind --tool=memcheck --error-limit=no --num-callers=8 "$work/rampart-ctgrind" run "$@" || status=1

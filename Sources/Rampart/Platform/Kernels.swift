@@ -56,7 +56,7 @@ public enum Kernels {
                                             supported: SHA256Kernel.selected != nil)
     /// SHA-512 compression (x86_64: AVX2 message schedule with BMI2 rounds).
     public static let sha512 = KernelChoice("sha512", kernel: SHA512Kernel.name, supported: SHA512Kernel.supported(CPU.features))
-    /// BLAKE2b compression (x86_64: AVX2).
+    /// BLAKE2b compression (x86_64: AVX2, or scalar with BMI2 on AMD processors).
     public static let blake2b = KernelChoice("blake2b", kernel: BLAKE2bKernel.name, supported: BLAKE2bKernel.supported(CPU.features))
     /// The Salsa20 stream and the stitched XSalsa20-Poly1305 of `SecretBox` (x86_64: AVX2, eight
     /// blocks at a time).
