@@ -19,6 +19,10 @@ enum SalsaKernel {
     static func blocks4(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) {
         preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
     }
+    static func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer,
+                               _ r: Int) -> UInt64 {
+        preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
+    }
     static func xor(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
                     _ groups: Int) {
         preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")

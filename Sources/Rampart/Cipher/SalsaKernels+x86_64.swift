@@ -64,6 +64,14 @@ enum SalsaKernel {
     @inline(__always)
     static func blocks4(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) { SalsaAVX512.blocks4(x, out) }
 
+    /// scryptBlockMix on diagonal-layout blocks (RampartAccelAVX512Salsa/ScryptAVX512.swift; the same
+    /// contract as KDF/Scrypt.swift's `scryptBlockMix`).
+    @inline(__always)
+    static func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer,
+                               _ r: Int) -> UInt64 {
+        SalsaAVX512.scryptBlockMix(input, mask, output, r)
+    }
+
     /// XORs `groups` · 512 bytes of keystream from `src` into `dst`; advances the counter in `state`.
     @inline(__always)
     static func xor(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,

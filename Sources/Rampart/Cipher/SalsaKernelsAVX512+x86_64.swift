@@ -27,6 +27,12 @@ enum SalsaAVX512 {
     static func blocks4(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) { salsa20Blocks4AVX512(x, out) }
 
     @inline(__always)
+    static func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer,
+                               _ r: Int) -> UInt64 {
+        scryptBlockMixAVX512(input, mask, output, r, .zero)
+    }
+
+    @inline(__always)
     static func salsa20XOR(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ groups: Int) {
         salsa20XORAVX2(state, src, dst, groups)
     }

@@ -150,7 +150,7 @@ public enum Scrypt {
     static func roMix(_ block: UnsafeMutableRawPointer, v: UnsafeMutableRawPointer, x: UnsafeMutableRawPointer,
                       y: UnsafeMutableRawPointer, n: Int, r: Int, backend: Backend) {
         shuffleIn(block, into: v, r: r)
-        scryptROMixPortable(v, x, y, n, r, .zero)
+        scryptROMixCore(v, x, y, n, r, .zero, hardware: Kernels.salsa20.runs(on: backend) && SalsaKernel.short)
         shuffleOut(x, into: block, r: r)
     }
 
@@ -249,20 +249,26 @@ func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ outp
 /// `v` holds `n` blocks of 128·r bytes; `x` and `y` one block each.
 ///
 /// `z` must be zero. It is a parameter of a function with public linkage (`@usableFromInline`) so
-/// that the optimizer cannot propagate its value; see ``Salsa20State/doubleRounds(_:z:)``.
+/// that the optimizer cannot propagate its value; see ``Salsa20State/doubleRounds(_:z:)``. With
+/// `hardware` each BlockMix runs in the AVX-512VL build of the Salsa20 code (`SalsaKernel.scryptBlockMix`:
+/// one `vprold` per rotation on the chain of Salsa20/8 cores), otherwise in the portable code above.
 @usableFromInline @inline(never)
-func scryptROMixPortable(_ v: UnsafeMutableRawPointer, _ x: UnsafeMutableRawPointer,
-                         _ y: UnsafeMutableRawPointer, _ n: Int, _ r: Int, _ z: SIMD4<UInt32>) {
+func scryptROMixCore(_ v: UnsafeMutableRawPointer, _ x: UnsafeMutableRawPointer,
+                     _ y: UnsafeMutableRawPointer, _ n: Int, _ r: Int, _ z: SIMD4<UInt32>, hardware: Bool) {
+    @inline(__always) func blockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?,
+                                    _ output: UnsafeMutableRawPointer) -> UInt64 {
+        hardware ? SalsaKernel.scryptBlockMix(input, mask, output, r) : scryptBlockMix(input, mask, output, r, z)
+    }
     let bb = 128 * r
     // V[i+1] = BlockMix(V[i]); X = BlockMix(V[N-1]).
     var cur = v
     var i = 1
     while i < n {
-        _ = scryptBlockMix(UnsafeRawPointer(cur), nil, cur + bb, r, z)
+        _ = blockMix(UnsafeRawPointer(cur), nil, cur + bb)
         cur += bb
         i &+= 1
     }
-    var j = scryptBlockMix(UnsafeRawPointer(cur), nil, x, r, z)
+    var j = blockMix(UnsafeRawPointer(cur), nil, x)
     // X = BlockMix(X ^ V[Integerify(X) mod N]), ping-ponging between x and y (n is even).
     let mask = UInt64(n - 1)
     var src = x
@@ -273,7 +279,7 @@ func scryptROMixPortable(_ v: UnsafeMutableRawPointer, _ x: UnsafeMutableRawPoin
         // §5; see the type's doc comment). The constant-time check records the exception here and
         // keeps checking everything else.
         let vj = UnsafeRawPointer(v + Int(truncatingIfNeeded: declassified(j & mask)) &* bb)
-        j = scryptBlockMix(UnsafeRawPointer(src), vj, dst, r, z)
+        j = blockMix(UnsafeRawPointer(src), vj, dst)
         swap(&src, &dst)
         i &+= 1
     }

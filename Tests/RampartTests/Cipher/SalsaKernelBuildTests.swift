@@ -3,7 +3,8 @@
 // registry selected, against the portable code: whole 512-byte groups from states with random keys,
 // nonces and counters (some straddling a 32-bit carry), at odd buffer offsets. The short-message blocks
 // of the AVX-512VL build (the XSalsa20 input block and its pair, one, two or four keystream blocks)
-// against the portable diagonal and four-block code. The selected build also runs every other Salsa20
+// against the portable diagonal and four-block code; scrypt's BlockMix of that build against the portable
+// one. The selected build also runs every other Salsa20
 // and box test; CI runs those once more with AVX-512VL hidden.
 
 #if arch(x86_64)
@@ -107,6 +108,31 @@ struct SalsaKernelBuildTests {
                 } }
                 #expect(got == want, "four blocks, counter \(counter)")
             } } }
+        }
+    }
+
+    @Test("scryptBlockMix of the AVX-512VL build equals the portable one (with and without the XOR block)")
+    func scryptBlockMixMatchesPortable() {
+        guard SalsaKernelTier.available.contains(.avx512) else {
+            print("note: no AVX-512VL on this processor; the scrypt BlockMix kernel is not compiled in")
+            return
+        }
+        var rng = SplitMix64(seed: 0x5c1217)
+        for r in [1, 2, 3, 8] {
+            let bb = 128 * r
+            for masked in [false, true] {
+                let input = rng.bytes(bb), mask = rng.bytes(bb)
+                var viaKernel = [UInt8](repeating: 0, count: bb), viaPortable = viaKernel
+                var jKernel: UInt64 = 0, jPortable: UInt64 = 1
+                input.withUnsafeBytes { i in mask.withUnsafeBytes { m in
+                    // Whole 16-byte words (the portable code loads the diagonal layout aligned).
+                    let src = i.baseAddress!, msk: UnsafeRawPointer? = masked ? m.baseAddress! : nil
+                    viaKernel.withUnsafeMutableBytes { jKernel = SalsaKernel.scryptBlockMix(src, msk, $0.baseAddress!, r) }
+                    viaPortable.withUnsafeMutableBytes { jPortable = scryptBlockMix(src, msk, $0.baseAddress!, r) }
+                } }
+                #expect(viaKernel == viaPortable, "r = \(r), mask \(masked)")
+                #expect(jKernel == jPortable, "Integerify, r = \(r), mask \(masked)")
+            }
         }
     }
 }
