@@ -7,8 +7,8 @@
 // eight IGE chains together. This file is the scheduler that feeds the lanes: each lane takes the
 // next job when its job ends, and a lane with nothing left runs on a scratch block (stride 0) until
 // the others finish, as Intel's multi-buffer job managers do. SHA-256 jobs run eight lanes at a time
-// where the SHA extensions are absent and one by one where they are present (see
-// ``MultiBuffer/sha256(_:backend:lanes:)``).
+// where the SHA extensions are absent, two at a time (their SHA-NI chains alternating) on AMD processors
+// with them, and one by one on Intel processors with them (see ``MultiBuffer/sha256(_:backend:laneKernel:)``).
 //
 // Everything the scheduler decides depends on the jobs' lengths only (public); keys, states and data
 // go straight to the kernels, whose loops do not branch on them. Without the lane kernels (another
@@ -64,11 +64,13 @@ package enum MultiBuffer {
         }
     }
 
-    /// Compresses every job's runs into its state. Where `Kernels.sha256Lanes` runs (processors
-    /// without the SHA extensions), eight jobs at a time go through the lane kernel; otherwise the jobs
-    /// run one after the other: on the CPUs measured one SHA-NI chain already keeps the SHA unit busy
-    /// (a block costs about 103 TSC cycles alone and 125 per lane with four chains interleaved,
-    /// Docs/Architecture.md §6.6), so there the jobs only save the caller its concatenations.
+    /// Compresses every job's runs into its state. Where `Kernels.sha256Lanes` runs, the jobs go
+    /// through its lane kernel, each lane taking the next job when its own ends: eight at a time
+    /// without the SHA extensions, two at a time with them on AMD processors (`sha-ni-x2`, the two
+    /// SHA-NI chains alternating). Otherwise (Intel processors with the SHA extensions, where one
+    /// SHA-NI chain already kept the SHA unit busy: a block cost about 103 TSC cycles alone and 125 per
+    /// lane with four chains interleaved, Docs/Architecture.md §6.6) the jobs run one after the other
+    /// and only save the caller its concatenations.
     /// `laneKernel` (one of ``sha256LaneKernels``) overrides the choice: tests run every lane kernel
     /// the processor can.
     package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend,
@@ -90,7 +92,7 @@ package enum MultiBuffer {
             }
             return
         }
-        let laneCount = SHA256LanesKernel.lanes
+        let laneCount = tier.lanes
         // The transposed schedule (2 KiB), then an idle lane's state (32 bytes) and block (64).
         withUnsafeTemporaryAllocation(byteCount: 2048 + 32 + 64, alignment: 32) { area in
             let table = area.baseAddress!, idleState = table + 2048, idle = idleState + 32

@@ -43,9 +43,9 @@ enum SHA256LanesKernel {
     enum Tier: CaseIterable {
         var name: String { "" }
         func capable(_ f: CPUFeatures) -> Bool { false }
+        var lanes: Int { 1 }
     }
     static let name: String? = nil
-    static let lanes = 1
     static func tier(_ f: CPUFeatures) -> Tier? { nil }
     static func supported(_ f: CPUFeatures) -> Bool { false }
     static let selected: Tier? = nil

@@ -88,8 +88,9 @@ public enum Kernels {
     /// MTProto's batch encryption.
     public static let igeLanes = KernelChoice("ige-lanes", kernel: IGELanesKernel.name,
                                               supported: aes.isActive && IGELanesKernel.supported(CPU.features))
-    /// SHA-256 of several independent messages at once, eight lanes (x86_64: AVX2, selected where the
-    /// SHA extensions are absent), for MTProto's batch encryption.
+    /// SHA-256 of several independent messages at once, for MTProto's batch encryption (x86_64: eight
+    /// lanes on AVX2 or AVX-512VL where the SHA extensions are absent; two alternating SHA-NI chains on
+    /// AMD processors with them; inactive on Intel processors with them).
     public static let sha256Lanes = KernelChoice("sha256-lanes", kernel: SHA256LanesKernel.name,
                                                  supported: SHA256LanesKernel.supported(CPU.features))
     /// Montgomery multiplication and squaring at every size (x86_64: `mulx`/`adcx`/`adox`).
