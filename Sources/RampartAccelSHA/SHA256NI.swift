@@ -36,12 +36,8 @@ let bswap32Mask = V4(0x0001_0203, 0x0405_0607, 0x0809_0a0b, 0x0c0d_0e0f)
 public func sha256BlocksSHANI(_ state: UnsafeMutablePointer<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int,
                               _ constants: UnsafePointer<UInt32>) {
     guard count > 0 else { return }
-    let raw = UnsafeRawPointer(state)
-    let abcd = raw.loadUnaligned(as: V4.self)
-    let efgh = raw.loadUnaligned(fromByteOffset: 16, as: V4.self)
     // State in the layout the instructions expect: ABEF and CDGH (highest lane first).
-    var s0 = V4(efgh[1], efgh[0], abcd[1], abcd[0])  // ABEF
-    var s1 = V4(efgh[3], efgh[2], abcd[3], abcd[2])  // CDGH
+    var (s0, s1) = shaNIState(state)
     let mask = bswap32Mask
     do {
         let kr = UnsafeRawPointer(constants)
@@ -100,9 +96,7 @@ public func sha256BlocksSHANI(_ state: UnsafeMutablePointer<UInt32>, _ blocks: U
             // reload them at the top of each block, a store-forwarding round trip on the critical
             // path (about 7% of a block on Zen 4, measured 2026-11-29). The constants are now memory
             // operands of the additions, as in OpenSSL's SHA extension code.
-            // s0 = (F, E, B, A) in lanes 0..3; s1 = (H, G, D, C).
-            state[0] = s0[3]; state[1] = s0[2]; state[2] = s1[3]; state[3] = s1[2]
-            state[4] = s0[1]; state[5] = s0[0]; state[6] = s1[1]; state[7] = s1[0]
+            storeSHANIState(state, s0, s1)
             p += 64
         }
     }

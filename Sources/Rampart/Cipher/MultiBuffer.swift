@@ -92,10 +92,11 @@ package enum MultiBuffer {
             }
             return
         }
-        let laneCount = tier.lanes
-        // The transposed schedule (2 KiB), then an idle lane's state (32 bytes) and block (64).
-        withUnsafeTemporaryAllocation(byteCount: 2048 + 32 + 64, alignment: 32) { area in
-            let table = area.baseAddress!, idleState = table + 2048, idle = idleState + 32
+        let laneCount = tier.lanes, tableBytes = tier.tableBytes
+        // The kernel's scratch (the eight-lane kernels' transposed schedule, 2 KiB; none for the
+        // two-lane SHA-NI kernel, so none to wipe), then an idle lane's state (32 bytes) and block (64).
+        withUnsafeTemporaryAllocation(byteCount: tableBytes + 32 + 64, alignment: 32) { area in
+            let table = area.baseAddress!, idleState = table + tableBytes, idle = idleState + 32
             idleState.initializeMemory(as: UInt8.self, repeating: 0, count: 96)
             withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt32>.self, capacity: laneCount) { states in
                 schedule(lanes: laneCount, jobCount: jobs.count, blockBytes: 64, idle: idle,

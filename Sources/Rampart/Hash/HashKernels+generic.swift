@@ -44,6 +44,7 @@ enum SHA256LanesKernel {
         var name: String { "" }
         func capable(_ f: CPUFeatures) -> Bool { false }
         var lanes: Int { 1 }
+        var tableBytes: Int { 0 }
     }
     static let name: String? = nil
     static func tier(_ f: CPUFeatures) -> Tier? { nil }

@@ -133,6 +133,8 @@ enum SHA256LanesKernel {
 
         /// Messages per kernel call.
         var lanes: Int { self == .shaNI ? 2 : 8 }
+        /// Scratch bytes `compress` needs in `table`: the eight-lane kernels' transposed schedule.
+        var tableBytes: Int { self == .shaNI ? 0 : 2048 }
     }
 
     /// The tier the registry selects, if any. With the SHA extensions: the two-message kernel on AMD
