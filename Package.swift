@@ -125,6 +125,15 @@ let package = Package(
             path: "Sources/RampartAccelVAES",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+vaes", "+vpclmulqdq", "+pclmul", "+aes", "+ssse3", "+sse4.1"])
         ),
+        // Constant-time modular exponentiation with AVX-512 IFMA in radix 2^52 (1024- and 2048-bit
+        // moduli; RSA-CRT halves in pairs): its own tier, opt-in by detection (`Kernels.modexpIFMA`).
+        // 256-bit registers only.
+        .target(
+            name: "RampartAccelIFMA",
+            dependencies: ["RampartBarrier"],
+            path: "Sources/RampartAccelIFMA",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+bmi", "+bmi2", "+adx", "+avx512f", "+avx512vl", "+avx512ifma"])
+        ),
         // Value barriers (volatile round trips through memory) that the optimizer cannot see through:
         // the masks of constant-time selections pass through them. Builtin module, no CPU features.
         .target(
@@ -136,7 +145,7 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX512Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES",
+                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX512Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport"],
             path: "Sources/Rampart"
         ),

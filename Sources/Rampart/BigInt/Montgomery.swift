@@ -25,7 +25,8 @@ internal import RampartKernelSupport
 /// when the last copy is released. Exponents passed to ``constantTimePower(_:_:)`` never influence
 /// timing (beyond their limb count); ``publicPower(_:_:)`` is for public exponents.
 public struct Modulus: Sendable {
-    /// The limbs of m and its constants: `m (n) | R² mod m (n) | R mod m (n) | [R'² mod m (n)]`.
+    /// The limbs of m and its constants: `m (n) | R² mod m (n) | R mod m (n) | [R'² mod m (n)] | [R''² mod m (n)]`
+    /// (the AVX2 kernel's and the IFMA kernel's, when present).
     /// Owned (never shared with a caller's array) and wiped on release.
     final class Storage: @unchecked Sendable {
         // Immutable after init.
@@ -53,6 +54,9 @@ public struct Modulus: Sendable {
     /// the hardware backend with `Kernels.modexp2048` active, or asked for by the tests): public
     /// powers then run that kernel.
     let hasAVX2Constants: Bool
+    /// Whether `R''² mod m` for the IFMA kernel's radix-2^52 form is present (16- and 32-limb moduli on
+    /// the hardware backend with `Kernels.modexpIFMA` active): constant-time powers then run that kernel.
+    let hasIFMAConstants: Bool
     /// Whether multiplications run the `Kernels.montgomery` kernel (the hardware backend with the
     /// kernel active).
     let hardware: Bool
@@ -65,6 +69,9 @@ public struct Modulus: Sendable {
     var one: UnsafePointer<UInt64> { UnsafePointer(storage.base + 2 * limbCount) }
     /// `2^4256 mod m` (the R'² of the AVX2 kernel, 32 limbs), when ``hasAVX2Constants``.
     var rrAVX2: UnsafePointer<UInt64> { UnsafePointer(storage.base + 3 * limbCount) }
+
+    /// `2^(2·52·N) mod m` (the R''² of the IFMA kernel, n limbs), when ``hasIFMAConstants``.
+    var rrIFMA: UnsafePointer<UInt64> { UnsafePointer(storage.base + (hasAVX2Constants ? 4 : 3) * limbCount) }
 
     /// The modulus `m` (a new value each time: the caller owns and may wipe it).
     public var value: BigUInt { BigUInt(limbs: Array(UnsafeBufferPointer(start: m, count: limbCount))) }
@@ -101,7 +108,8 @@ public struct Modulus: Sendable {
         hasAVX2Constants = n == MontgomeryKernel.wideLimbs
             && (Kernels.modexp2048.runs(on: backend)
                 || (wideKernel && backend == .hardware && !CPU.forcePortable && MontgomeryKernel.wideSupported(CPU.features)))
-        storage = Storage(count: (hasAVX2Constants ? 4 : 3) * n)
+        hasIFMAConstants = MontgomeryKernel.ifmaServes(limbs: n) && Kernels.modexpIFMA.runs(on: backend)
+        storage = Storage(count: (3 + (hasAVX2Constants ? 1 : 0) + (hasIFMAConstants ? 1 : 0)) * n)
         let base = storage.base
         m.limbs.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: n) }
         // Newton iteration for m0^-1 mod 2^64: each step doubles the number of correct bits (x = m0
@@ -110,7 +118,7 @@ public struct Modulus: Sendable {
         var x = m0
         for _ in 0..<5 { x = x &* (2 &- m0 &* x) }
         m0inv = 0 &- x
-        let inv = m0inv, avx2 = hasAVX2Constants, hw = hardware
+        let inv = m0inv, avx2 = hasAVX2Constants, ifma = hasIFMAConstants, hw = hardware
         Modulus.withWorkspace(limbs: 2 * n + 2) { ws in
             let tmp = ws, t = ws + n
             let pm = UnsafePointer(base), rr = base + n, one = base + 2 * n
@@ -124,6 +132,10 @@ public struct Modulus: Sendable {
             if avx2 {
                 Montgomery.montgomeryPowerOfTwo(2 * MontgomeryKernel.wideMontgomeryBits - 64 * n, into: base + 3 * n,
                                                 one: one, pm, n, inv, tmp, t, hw)
+            }
+            if ifma {
+                Montgomery.montgomeryPowerOfTwo(2 * MontgomeryKernel.ifmaMontgomeryBits(limbs: n) - 64 * n,
+                                                into: base + (avx2 ? 4 : 3) * n, one: one, pm, n, inv, tmp, t, hw)
             }
         }
     }
@@ -302,6 +314,12 @@ public struct Modulus: Sendable {
             return
         }
         let w = Modulus.window(forExponentLimbs: expLimbs)
+        if hasIFMAConstants {
+            withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: n, pair: false)) { ws in
+                MontgomeryKernel.ifmaPowerCT(out, base, exp, expLimbs, window: w, m, m0inv, rrIFMA, limbs: n, ws)
+            }
+            return
+        }
         let size = 1 << w
         // Layout: table (size·n) | acc (n) | sel (n) | t (n + 2)
         withWorkspace(limbs: size * n + 3 * n + 2) { ws in
@@ -383,6 +401,65 @@ public struct Modulus: Sendable {
 }
 
 extension Modulus {
+    /// `outP = baseP^expP mod p` and `outQ = baseQ^expQ mod q` in constant time, both exponents of
+    /// `expLimbs` limbs (as ``powerCT(_:_:_:_:)`` for each): the two halves of an RSA-CRT private
+    /// operation. Where both moduli are 16 limbs on the IFMA kernel the two powers run interleaved,
+    /// otherwise one after the other.
+    static func powerCTPair(_ p: Modulus, _ outP: UnsafeMutablePointer<UInt64>, _ baseP: UnsafePointer<UInt64>,
+                            _ expP: UnsafePointer<UInt64>, _ q: Modulus, _ outQ: UnsafeMutablePointer<UInt64>,
+                            _ baseQ: UnsafePointer<UInt64>, _ expQ: UnsafePointer<UInt64>, expLimbs: Int) {
+        guard p.hasIFMAConstants, q.hasIFMAConstants, p.limbCount == 16, q.limbCount == 16, expLimbs > 0 else {
+            p.powerCT(outP, baseP, expP, expLimbs)
+            q.powerCT(outQ, baseQ, expQ, expLimbs)
+            return
+        }
+        withExtendedLifetime((p.storage, q.storage)) {
+            Modulus.withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: 16, pair: true)) { ws in
+                MontgomeryKernel.ifmaPowerCTPair(outP, baseP, expP, p.m, p.m0inv, p.rrIFMA,
+                                                 outQ, baseQ, expQ, q.m, q.m0inv, q.rrIFMA,
+                                                 expLimbs: expLimbs, window: Modulus.window(forExponentLimbs: expLimbs), ws)
+            }
+        }
+    }
+
+    /// Whether constant-time powers modulo this modulus run the IFMA kernel (testing).
+    @_spi(Testing) public var usesIFMA: Bool { hasIFMAConstants }
+
+    /// Testing hook: `(bp^ep mod p, bq^eq mod q)` through ``powerCTPair(_:_:_:_:_:_:_:_:expLimbs:)`` (the
+    /// interleaved IFMA kernel where both moduli are 16 limbs on it). Bases below their moduli; the
+    /// exponents are zero-extended to a common limb count.
+    @_spi(Testing) public static func constantTimePowerPair(_ p: Modulus, base bp: BigUInt, exponent ep: BigUInt,
+                                                           _ q: Modulus, base bq: BigUInt, exponent eq: BigUInt) -> (BigUInt, BigUInt) {
+        let el = max(ep.limbs.count, eq.limbs.count, 1)
+        let xp = Modulus.padded(ep, el), xq = Modulus.padded(eq, el)
+        var op = Modulus.padded(bp, p.limbCount), oq = Modulus.padded(bq, q.limbCount)
+        xp.withUnsafeBufferPointer { pe in xq.withUnsafeBufferPointer { qe in
+            op.withUnsafeMutableBufferPointer { po in oq.withUnsafeMutableBufferPointer { qo in
+                powerCTPair(p, po.baseAddress!, po.baseAddress!, pe.baseAddress!, q, qo.baseAddress!, qo.baseAddress!,
+                            qe.baseAddress!, expLimbs: el)
+            } }
+        } }
+        return (BigUInt(limbs: op), BigUInt(limbs: oq))
+    }
+
+    /// Testing hook: `a · b · 2^−(52·N) mod m` through one IFMA product (`pair`: both halves of the
+    /// interleaved kernel, which must agree), or nil where the kernel does not run. `a, b < m`.
+    @_spi(Testing) public func montgomeryProductIFMA(_ a: BigUInt, _ b: BigUInt, pair: Bool) -> BigUInt? {
+        guard hasIFMAConstants, a < value, b < value, !pair || limbCount == 16 else { return nil }
+        let pa = Modulus.padded(a, limbCount), pb = Modulus.padded(b, limbCount)
+        var out = [UInt64](repeating: 0, count: limbCount)
+        var agree = true
+        withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: limbCount, pair: true)) { ws in
+            pa.withUnsafeBufferPointer { xa in pb.withUnsafeBufferPointer { xb in
+                out.withUnsafeMutableBufferPointer { po in
+                    agree = MontgomeryKernel.ifmaMul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv,
+                                                     limbs: limbCount, pair: pair, ws)
+                }
+            } }
+        }
+        return agree ? BigUInt(limbs: out) : nil
+    }
+
     /// `out = base^exp mod m` through the AVX2 radix-2^28 kernel (2048-bit moduli, `rrAVX2` set),
     /// sliding window, variable time; `exp[el − 1] ≠ 0`.
     func powerVTAVX2(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,

@@ -5,6 +5,7 @@
 
 internal import RampartAccelBMI2
 internal import RampartAccelAVX2Mont
+internal import RampartAccelIFMA
 
 enum MontgomeryKernel {
     static let name: String? = "bmi2+adx"
@@ -51,6 +52,44 @@ enum MontgomeryKernel {
     static func wideMul(_ out: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
                         _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ ws: UnsafeMutablePointer<UInt64>) {
         MontgomeryAVX2.mul(out, a, b, m, m0inv, ws)
+    }
+
+    // The IFMA kernel: constant-time powers modulo 1024-bit moduli (16 limbs; RSA-2048's CRT halves, two
+    // at once) and 2048-bit moduli (32 limbs; Diffie-Hellman), in radix 2^52 on AVX-512 IFMA.
+    static let ifmaName: String? = "avx512ifma"
+    static func ifmaSupported(_ f: CPUFeatures) -> Bool { f.avx512vl && f.avx512ifma && f.bmi2 && f.adx }
+    /// Whether the IFMA kernel serves moduli of `limbs` limbs.
+    static func ifmaServes(limbs: Int) -> Bool { MontgomeryIFMA.digits(limbs: limbs) != nil }
+    /// R' = 2^`ifmaMontgomeryBits(limbs:)` is the IFMA kernel's Montgomery radix power.
+    static func ifmaMontgomeryBits(limbs: Int) -> Int { MontgomeryIFMA.montgomeryBits(limbs: limbs) }
+    /// The workspace the IFMA kernel needs, in 64-bit lanes.
+    static func ifmaWorkspaceLanes(limbs: Int, pair: Bool) -> Int { MontgomeryIFMA.workspaceLanes(limbs: limbs, pair: pair) }
+
+    /// `out = base^exp mod m`, constant time (see `MontgomeryIFMA.powerCT`).
+    @inline(__always)
+    static func ifmaPowerCT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                            _ expLimbs: Int, window: Int, _ m: UnsafePointer<UInt64>, _ m0inv: UInt64,
+                            _ rr: UnsafePointer<UInt64>, limbs: Int, _ ws: UnsafeMutablePointer<UInt64>) {
+        MontgomeryIFMA.powerCT(out, base, exp, expLimbs, window: window, m, m0inv, rr, limbs: limbs, ws)
+    }
+
+    /// Two constant-time powers modulo two 16-limb moduli at once (see `MontgomeryIFMA.powerCTPair`).
+    @inline(__always)
+    static func ifmaPowerCTPair(_ out1: UnsafeMutablePointer<UInt64>, _ base1: UnsafePointer<UInt64>, _ exp1: UnsafePointer<UInt64>,
+                                _ m1: UnsafePointer<UInt64>, _ m0inv1: UInt64, _ rr1: UnsafePointer<UInt64>,
+                                _ out2: UnsafeMutablePointer<UInt64>, _ base2: UnsafePointer<UInt64>, _ exp2: UnsafePointer<UInt64>,
+                                _ m2: UnsafePointer<UInt64>, _ m0inv2: UInt64, _ rr2: UnsafePointer<UInt64>,
+                                expLimbs: Int, window: Int, _ ws: UnsafeMutablePointer<UInt64>) {
+        MontgomeryIFMA.powerCTPair(out1, base1, exp1, m1, m0inv1, rr1, out2, base2, exp2, m2, m0inv2, rr2,
+                                   expLimbs: expLimbs, window: window, ws)
+    }
+
+    /// `out = a · b · 2^−(52·N) mod m` through one IFMA product (testing); false when the paired
+    /// kernel's two halves disagree.
+    static func ifmaMul(_ out: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
+                        _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, limbs: Int, pair: Bool,
+                        _ ws: UnsafeMutablePointer<UInt64>) -> Bool {
+        MontgomeryIFMA.mul(out, a, b, m, m0inv, limbs: limbs, pair: pair, ws)
     }
 }
 

@@ -35,6 +35,9 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
     /// x86_64 AVX-512 Foundation with the VL extension (EVEX operations on 256-bit registers:
     /// rotates, ternary logic), with the AVX2 tier.
     public var avx512vl = false
+    /// x86_64 AVX-512 integer fused multiply-add on 52-bit digits (`vpmadd52luq`/`vpmadd52huq`), with
+    /// AVX-512F and VL and the AVX2 tier (reported only together with ``avx512vl``).
+    public var avx512ifma = false
     /// arm64 AES instructions (`aese`, `aesd`, `aesmc`, `aesimc`).
     public var armAES = false
     /// arm64 64-bit polynomial multiply (`pmull`).
@@ -48,7 +51,7 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
     nonisolated(unsafe) static let all: [(name: String, flag: WritableKeyPath<CPUFeatures, Bool>)] = [
         ("sha", \.sha), ("aes", \.aes), ("pclmulqdq", \.pclmul), ("ssse3", \.ssse3), ("sse4.1", \.sse41),
         ("avx2", \.avx2), ("bmi2", \.bmi2), ("adx", \.adx), ("vaes", \.vaes), ("vpclmulqdq", \.vpclmulqdq),
-        ("avx512vl", \.avx512vl),
+        ("avx512vl", \.avx512vl), ("avx512ifma", \.avx512ifma),
         ("arm-aes", \.armAES), ("arm-pmull", \.armPMULL), ("arm-sha2", \.armSHA2),
     ]
 
@@ -181,6 +184,7 @@ public enum CPU {
         f.vaes = set.contains("vaes")
         f.vpclmulqdq = set.contains("vpclmulqdq")
         f.avx512vl = f.avx2 && set.contains("avx512f") && set.contains("avx512vl")
+        f.avx512ifma = f.avx512vl && f.bmi2 && f.adx && set.contains("avx512ifma")
         #elseif arch(arm64)
         guard let flags = cpuinfoField("Features") else { return f }
         let set = Set(flags.split(separator: " ").map(String.init))
@@ -207,6 +211,7 @@ public enum CPU {
         f.bmi2 = has("hw.optional.bmi2")
         f.pclmul = f.aes  // every Mac with AES-NI has PCLMULQDQ
         f.avx512vl = f.avx2 && has("hw.optional.avx512f") && has("hw.optional.avx512vl")
+        f.avx512ifma = f.avx512vl && f.bmi2 && has("hw.optional.adx") && has("hw.optional.avx512ifma")
         #endif
         #endif
         return f

@@ -109,10 +109,15 @@ public enum Kernels {
     public static let modexp2048 = KernelChoice("modexp-2048", kernel: MontgomeryKernel.wideName,
                                                 supported: MontgomeryKernel.wideSupported(CPU.features)
                                                     && MontgomeryKernel.widePreferred())
+    /// Constant-time powers (secret exponents: RSA private keys, Diffie-Hellman) modulo 1024-bit and
+    /// 2048-bit moduli (x86_64: AVX-512 IFMA in radix 2^52; the two CRT halves of an RSA-2048 private
+    /// operation run interleaved). Other sizes, and processors without IFMA, use ``montgomery``.
+    public static let modexpIFMA = KernelChoice("modexp-ct", kernel: MontgomeryKernel.ifmaName,
+                                                supported: MontgomeryKernel.ifmaSupported(CPU.features))
 
     /// Every choice, in a fixed order.
     public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, sha256Lanes, ghash, ghashWide, montgomery,
-                                             modexp2048, x25519, x25519Lanes]
+                                             modexp2048, modexpIFMA, x25519, x25519Lanes]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.
     public static var summary: String { all.map(\.description).joined(separator: ", ") }
