@@ -9,6 +9,7 @@
 # Generators (run them to fix a failure):
 #   python3 Scripts/gen_montgomery.py > Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.swift
 #   python3 Scripts/gen_montgomery_loops.py    (both Montgomery*Loops.generated.swift files)
+#   python3 Scripts/gen_montgomery_ifma.py     (RampartAccelIFMA/MontgomeryIFMA.generated.swift)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -18,6 +19,8 @@ trap 'rm -rf "$work"' EXIT
 files=()
 python3 Scripts/gen_montgomery.py > "$work/MontgomeryBMI2Fixed.swift"
 files+=("Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.swift" "$work/MontgomeryBMI2Fixed.swift")
+python3 Scripts/gen_montgomery_ifma.py --stdout > "$work/MontgomeryIFMA.generated.swift"
+files+=("Sources/RampartAccelIFMA/MontgomeryIFMA.generated.swift" "$work/MontgomeryIFMA.generated.swift")
 python3 Scripts/gen_montgomery_loops.py --root "$work/loops"
 while IFS= read -r path; do
     files+=("$path" "$work/loops/$path")

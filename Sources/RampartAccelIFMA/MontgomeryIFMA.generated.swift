@@ -177,4 +177,73 @@ func amm40(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: U
     normalise10(r, r0, r1, r2, r3, r4, r5, r6, r7, r8, r9)
 }
 
+/// `out = table[index]` (20 digits per entry, `count` entries), reading
+/// every entry: each entry's mask passes a value barrier, so the compiler cannot turn the selection
+/// into a branch or a load of one entry; the accumulators stay in registers.
+@inline(never)
+func select20(_ out: UnsafeMutablePointer<UInt64>, _ table: UnsafePointer<UInt64>, _ index: Int, _ count: Int) {
+    var s0 = Y(), s1 = Y(), s2 = Y(), s3 = Y(), s4 = Y()
+    for k in 0..<count {
+        let mask = Y(repeating: entryMask(k, index))
+        let e = table + k * 20
+        s0 |= ld(e, 0) & mask; s1 |= ld(e, 1) & mask; s2 |= ld(e, 2) & mask; s3 |= ld(e, 3) & mask; s4 |= ld(e, 4) & mask
+    }
+    st(out, 0, s0)
+    st(out, 1, s1)
+    st(out, 2, s2)
+    st(out, 3, s3)
+    st(out, 4, s4)
+}
+
+/// `out = table[index]` (20 digits per entry, `count` entries) for two tables at once, reading
+/// every entry: each entry's mask passes a value barrier, so the compiler cannot turn the selection
+/// into a branch or a load of one entry; the accumulators stay in registers.
+@inline(never)
+func select20x2(_ out1: UnsafeMutablePointer<UInt64>, _ table1: UnsafePointer<UInt64>, _ index1: Int, _ out2: UnsafeMutablePointer<UInt64>, _ table2: UnsafePointer<UInt64>, _ index2: Int, _ count: Int) {
+    var s10 = Y(), s11 = Y(), s12 = Y(), s13 = Y(), s14 = Y()
+    var s20 = Y(), s21 = Y(), s22 = Y(), s23 = Y(), s24 = Y()
+    for k in 0..<count {
+        let mask1 = Y(repeating: entryMask(k, index1))
+        let e1 = table1 + k * 20
+        s10 |= ld(e1, 0) & mask1; s11 |= ld(e1, 1) & mask1; s12 |= ld(e1, 2) & mask1; s13 |= ld(e1, 3) & mask1; s14 |= ld(e1, 4) & mask1
+        let mask2 = Y(repeating: entryMask(k, index2))
+        let e2 = table2 + k * 20
+        s20 |= ld(e2, 0) & mask2; s21 |= ld(e2, 1) & mask2; s22 |= ld(e2, 2) & mask2; s23 |= ld(e2, 3) & mask2; s24 |= ld(e2, 4) & mask2
+    }
+    st(out1, 0, s10)
+    st(out1, 1, s11)
+    st(out1, 2, s12)
+    st(out1, 3, s13)
+    st(out1, 4, s14)
+    st(out2, 0, s20)
+    st(out2, 1, s21)
+    st(out2, 2, s22)
+    st(out2, 3, s23)
+    st(out2, 4, s24)
+}
+
+/// `out = table[index]` (40 digits per entry, `count` entries), reading
+/// every entry: each entry's mask passes a value barrier, so the compiler cannot turn the selection
+/// into a branch or a load of one entry; the accumulators stay in registers.
+@inline(never)
+func select40(_ out: UnsafeMutablePointer<UInt64>, _ table: UnsafePointer<UInt64>, _ index: Int, _ count: Int) {
+    var s0 = Y(), s1 = Y(), s2 = Y(), s3 = Y(), s4 = Y(), s5 = Y(), s6 = Y(), s7 = Y(), s8 = Y(), s9 = Y()
+    for k in 0..<count {
+        let mask = Y(repeating: entryMask(k, index))
+        let e = table + k * 40
+        s0 |= ld(e, 0) & mask; s1 |= ld(e, 1) & mask; s2 |= ld(e, 2) & mask; s3 |= ld(e, 3) & mask; s4 |= ld(e, 4) & mask
+        s5 |= ld(e, 5) & mask; s6 |= ld(e, 6) & mask; s7 |= ld(e, 7) & mask; s8 |= ld(e, 8) & mask; s9 |= ld(e, 9) & mask
+    }
+    st(out, 0, s0)
+    st(out, 1, s1)
+    st(out, 2, s2)
+    st(out, 3, s3)
+    st(out, 4, s4)
+    st(out, 5, s5)
+    st(out, 6, s6)
+    st(out, 7, s7)
+    st(out, 8, s8)
+    st(out, 9, s9)
+}
+
 #endif

@@ -74,6 +74,14 @@ let mask52: UInt64 = (1 << 52) - 1
     return UInt64(Builtin.zext_Int4_Int64(Builtin.bitcast_Vec4xInt1_Int4(c)))
 }
 
+/// All ones when `k == index`, else zero, through a value barrier (the optimizer must not learn that
+/// the mask is a comparison: it turned such a selection into a branch once; see Montgomery.select).
+@inline(__always) func entryMask(_ k: Int, _ index: Int) -> UInt64 {
+    let x = UInt64(truncatingIfNeeded: k ^ index)
+    // All ones exactly when x == 0 (x < 2^63).
+    return valueBarrier(((x | (0 &- x)) >> 63) &- 1)
+}
+
 /// Lane k = bit k of `bits` (k = 0...3).
 @inline(__always) func laneBits(_ bits: UInt64) -> Y {
     (Y(repeating: bits) &>> Y(0, 1, 2, 3)) & Y(repeating: 1)
@@ -187,23 +195,10 @@ public enum MontgomeryIFMA {
         return Int(truncatingIfNeeded: v & ((1 << UInt64(w)) - 1))
     }
 
-    /// `out = table[index]` (N digits), reading every entry: the mask of each entry passes a value
-    /// barrier, so the compiler cannot turn the selection into a branch or a load of one entry.
-    @inline(never)
+    /// `out = table[index]` (N digits), reading every entry (the generated `select20`/`select40`).
+    @inline(__always)
     static func select(_ out: UnsafeMutablePointer<UInt64>, _ op: Operand, _ count: Int, _ index: Int) {
-        let vectors = op.n / 4
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 32) { masks in
-            for k in 0..<count {
-                let x = UInt64(truncatingIfNeeded: k ^ index)
-                // All ones exactly when x == 0 (x < 2^63).
-                masks[k] = valueBarrier(((x | (0 &- x)) >> 63) &- 1)
-            }
-            for v in 0..<vectors {
-                var s = Y()
-                for k in 0..<count { s |= ld(op.table(k), v) & Y(repeating: masks[k]) }
-                st(out, v, s)
-            }
-        }
+        if op.n == 20 { select20(out, op.table(0), index, count) } else { select40(out, op.table(0), index, count) }
     }
 
     /// One almost-Montgomery product for the operand's size.
@@ -280,13 +275,13 @@ public enum MontgomeryIFMA {
         }
         let totalBits = expLimbs * 64
         var pos = totalBits - (totalBits % window == 0 ? window : totalBits % window)
-        select(p.acc, p, count, bits(exp1, expLimbs, pos, totalBits - pos))
-        select(q.acc, q, count, bits(exp2, expLimbs, pos, totalBits - pos))
+        select20x2(p.acc, p.table(0), bits(exp1, expLimbs, pos, totalBits - pos),
+                   q.acc, q.table(0), bits(exp2, expLimbs, pos, totalBits - pos), count)
         while pos > 0 {
             pos -= window
             for _ in 0..<window { amm20x2(p.acc, p.acc, p.acc, p.m, p.k0, q.acc, q.acc, q.acc, q.m, q.k0) }
-            select(p.sel, p, count, bits(exp1, expLimbs, pos, window))
-            select(q.sel, q, count, bits(exp2, expLimbs, pos, window))
+            select20x2(p.sel, p.table(0), bits(exp1, expLimbs, pos, window),
+                       q.sel, q.table(0), bits(exp2, expLimbs, pos, window), count)
             amm20x2(p.acc, p.acc, p.sel, p.m, p.k0, q.acc, q.acc, q.sel, q.m, q.k0)
         }
         amm20x2(p.acc, p.acc, p.one, p.m, p.k0, q.acc, q.acc, q.one, q.m, q.k0)
@@ -294,6 +289,17 @@ public enum MontgomeryIFMA {
         reduceOnce(out1, p.scratch, m1, 16)
         fromDigits(q.scratch, q.acc, 16, 20)
         reduceOnce(out2, q.scratch, m2, 16)
+    }
+
+    /// Testing entry: `out` (N = 20 or 40 digits) = the N lanes at `lanes` (each below 2^60) with every
+    /// carry propagated (`normalise5`/`normalise10`), the carry out of the top digit dropped.
+    public static func normalise(_ out: UnsafeMutablePointer<UInt64>, _ lanes: UnsafePointer<UInt64>, digits n: Int) {
+        if n == 20 {
+            normalise5(out, ld(lanes, 0), ld(lanes, 1), ld(lanes, 2), ld(lanes, 3), ld(lanes, 4))
+        } else {
+            normalise10(out, ld(lanes, 0), ld(lanes, 1), ld(lanes, 2), ld(lanes, 3), ld(lanes, 4),
+                        ld(lanes, 5), ld(lanes, 6), ld(lanes, 7), ld(lanes, 8), ld(lanes, 9))
+        }
     }
 
     /// `out = a · b · 2^−(52·N) mod m` fully reduced, for a, b < m (testing entry: one product of the

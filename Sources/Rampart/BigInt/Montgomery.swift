@@ -442,6 +442,17 @@ extension Modulus {
         return (BigUInt(limbs: op), BigUInt(limbs: oq))
     }
 
+    /// Testing hook: the IFMA kernel's carry normalisation of 20 or 40 accumulator lanes (each below
+    /// 2^60) into digits below 2^52, or nil where the kernel does not run.
+    @_spi(Testing) public static func ifmaNormalise(_ lanes: [UInt64]) -> [UInt64]? {
+        guard Kernels.modexpIFMA.isActive, lanes.count == 20 || lanes.count == 40 else { return nil }
+        var out = [UInt64](repeating: 0, count: lanes.count)
+        lanes.withUnsafeBufferPointer { l in out.withUnsafeMutableBufferPointer { o in
+            MontgomeryKernel.ifmaNormalise(o.baseAddress!, l.baseAddress!, digits: lanes.count)
+        } }
+        return out
+    }
+
     /// Testing hook: `a · b · 2^−(52·N) mod m` through one IFMA product (`pair`: both halves of the
     /// interleaved kernel, which must agree), or nil where the kernel does not run. `a, b < m`.
     @_spi(Testing) public func montgomeryProductIFMA(_ a: BigUInt, _ b: BigUInt, pair: Bool) -> BigUInt? {

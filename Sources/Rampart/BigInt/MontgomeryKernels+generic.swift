@@ -47,6 +47,9 @@ enum MontgomeryKernel {
                                 expLimbs: Int, window: Int, _ ws: UnsafeMutablePointer<UInt64>) {
         preconditionFailure("unreachable: Kernels.modexpIFMA is inactive on this architecture")
     }
+    static func ifmaNormalise(_ out: UnsafeMutablePointer<UInt64>, _ lanes: UnsafePointer<UInt64>, digits: Int) {
+        preconditionFailure("unreachable: Kernels.modexpIFMA is inactive on this architecture")
+    }
     static func ifmaMul(_ out: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
                         _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, limbs: Int, pair: Bool,
                         _ ws: UnsafeMutablePointer<UInt64>) -> Bool {

@@ -84,6 +84,11 @@ enum MontgomeryKernel {
                                    expLimbs: expLimbs, window: window, ws)
     }
 
+    /// The IFMA kernel's carry normalisation of 20 or 40 lanes (testing).
+    static func ifmaNormalise(_ out: UnsafeMutablePointer<UInt64>, _ lanes: UnsafePointer<UInt64>, digits: Int) {
+        MontgomeryIFMA.normalise(out, lanes, digits: digits)
+    }
+
     /// `out = a · b · 2^−(52·N) mod m` through one IFMA product (testing); false when the paired
     /// kernel's two halves disagree.
     static func ifmaMul(_ out: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,

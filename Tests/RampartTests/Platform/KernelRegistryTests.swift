@@ -255,9 +255,10 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                                           authenticating: aad)
             #expect(narrow.ciphertext == out[0] && Array(narrow.tag) == out[1], "wide and 128-bit GCM kernels differ")
             results[i] = out
-        case "montgomery", "modexp-2048":
-            // Fermat on the 2048-bit MTProto prime: 3^(p−1) ≡ 1, through both power routines; and a
-            // 1088-bit modulus (not the wide kernel's size) for the generic kernel.
+        case "montgomery", "modexp-2048", "modexp-ct":
+            // Fermat on the 2048-bit MTProto prime: 3^(p−1) ≡ 1, through both power routines; a 1088-bit
+            // modulus (not the wide or IFMA kernels' size) for the generic kernel; and a 1024-bit one
+            // (the IFMA kernel's paired size) with a constant-time power.
             let p = DiffieHellman.telegramPrime
             let mod = try Modulus(p, backend: b)
             let pm1 = try p - BigUInt(1)
@@ -266,8 +267,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let odd = BigUInt(bigEndian: pattern(136, 11) + [1])
             let small = try Modulus(odd, backend: b)
             let base = BigUInt(bigEndian: pattern(100, 12)), exp = BigUInt(bigEndian: pattern(64, 13))
+            let half = try Modulus(BigUInt(bigEndian: [0x80] + pattern(126, 14) + [1]), backend: b)
             results[i] = [small.publicPower(base, exp).bigEndianBytes(), small.constantTimePower(base, exp).bigEndianBytes(),
-                          mod.publicPower(base, exp).bigEndianBytes()]
+                          mod.publicPower(base, exp).bigEndianBytes(), half.constantTimePower(base, exp).bigEndianBytes()]
         case "x25519":
             // RFC 7748 §5.2 vector 1, a public key from the base point, and a random pair.
             let rfc = try Curve25519.scalarMultiply(scalar: hexBytes("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
@@ -306,7 +308,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
         #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ige-lanes", "sha256-lanes", "ghash",
-                          "ghash-wide", "montgomery", "modexp-2048", "x25519", "x25519-lanes"])
+                          "ghash-wide", "montgomery", "modexp-2048", "modexp-ct", "x25519", "x25519-lanes"])
         // The wide GCM tier runs only alongside the GHASH kernel, the wide AES tier alongside AES-NI.
         if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
         if Kernels.aesWide.isActive { #expect(Kernels.aes.isActive) }
