@@ -130,7 +130,7 @@ let package = Package(
         // 256-bit registers only.
         .target(
             name: "RampartAccelIFMA",
-            dependencies: ["RampartBarrier"],
+            dependencies: ["RampartBarrier", "RampartKernelSupport"],
             path: "Sources/RampartAccelIFMA",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+bmi", "+bmi2", "+adx", "+avx512f", "+avx512vl", "+avx512ifma"])
         ),

@@ -27,6 +27,7 @@
 
 import Swift
 import RampartBarrier
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -247,6 +248,31 @@ public enum MontgomeryIFMA {
             select(op.sel, op, count, bits(exp, expLimbs, pos, window))
             amm(op, op.acc, op.acc, op.sel)
         }
+        finish(out, op, m)
+    }
+
+    /// `out = base^exp mod m` with a sliding window, in time that depends on the exponent: public
+    /// exponents only (RSA's e, the fault check of the private operation). `base < m`; `exp` has
+    /// `expLimbs` limbs, the top one non-zero; the rest as ``powerCT(_:_:_:_:window:_:_:_:limbs:_:)``.
+    @inline(never)
+    public static func powerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
+                               _ exp: UnsafePointer<UInt64>, _ expLimbs: Int,
+                               _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ rr: UnsafePointer<UInt64>,
+                               limbs: Int, _ ws: UnsafeMutablePointer<UInt64>) {
+        let op = Operand(aligned(ws), limbs: limbs, m: m, m0inv: m0inv, rr: rr)
+        toDigits(op.x, base, limbs, op.n)
+        let bits = expLimbs * 64 - exp[expLimbs - 1].leadingZeroBitCount
+        let width = slidingWindowWidth(bits: bits)
+        let odd = 1 << (width - 1)   // x, x^3, ..., x^(2^width − 1): at most 32 entries
+        amm(op, op.table(0), op.x, op.rr)   // x · R'
+        if odd > 1 {
+            amm(op, op.sel, op.table(0), op.table(0))
+            for k in 1..<odd { amm(op, op.table(k), op.table(k - 1), op.sel) }
+        }
+        slidingWindowScan(exp, bits: bits, width: width,
+                          start: { op.acc.update(from: op.table($0), count: op.n) },
+                          square: { amm(op, op.acc, op.acc, op.acc) },
+                          multiply: { amm(op, op.acc, op.acc, op.table($0)) })
         finish(out, op, m)
     }
 

@@ -55,7 +55,8 @@ public struct Modulus: Sendable {
     /// powers then run that kernel.
     let hasAVX2Constants: Bool
     /// Whether `R''² mod m` for the IFMA kernel's radix-2^52 form is present (16- and 32-limb moduli on
-    /// the hardware backend with `Kernels.modexpIFMA` active): constant-time powers then run that kernel.
+    /// the hardware backend with `Kernels.modexpIFMA` active): constant-time and public powers then run
+    /// that kernel.
     let hasIFMAConstants: Bool
     /// Whether multiplications run the `Kernels.montgomery` kernel (the hardware backend with the
     /// kernel active).
@@ -95,8 +96,11 @@ public struct Modulus: Sendable {
     /// As ``init(_:backend:)``; with `wideKernel` the AVX2 power kernel runs for a 2048-bit modulus on
     /// the hardware backend wherever the processor has AVX2, even where `Kernels.modexp2048` does not
     /// select it (its tests run it on every processor that can).
+    ///
+    /// With `ifmaKernel` false the IFMA kernel stays off even where `Kernels.modexpIFMA` is active (its
+    /// tests compare it with the 64-bit kernels on the same processor).
     @_spi(Testing)
-    public init(_ m: BigUInt, backend: Backend, wideKernel: Bool) throws(RampartError) {
+    public init(_ m: BigUInt, backend: Backend, wideKernel: Bool, ifmaKernel: Bool = true) throws(RampartError) {
         // Public by design: whether the modulus is usable (odd and above one), computed without a
         // branch on its value (`&&` would branch on the secret low bit first).
         let low = m.low64
@@ -108,7 +112,7 @@ public struct Modulus: Sendable {
         hasAVX2Constants = n == MontgomeryKernel.wideLimbs
             && (Kernels.modexp2048.runs(on: backend)
                 || (wideKernel && backend == .hardware && !CPU.forcePortable && MontgomeryKernel.wideSupported(CPU.features)))
-        hasIFMAConstants = MontgomeryKernel.ifmaServes(limbs: n) && Kernels.modexpIFMA.runs(on: backend)
+        hasIFMAConstants = ifmaKernel && MontgomeryKernel.ifmaServes(limbs: n) && Kernels.modexpIFMA.runs(on: backend)
         storage = Storage(count: (3 + (hasAVX2Constants ? 1 : 0) + (hasIFMAConstants ? 1 : 0)) * n)
         let base = storage.base
         m.limbs.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: n) }
@@ -362,8 +366,14 @@ public struct Modulus: Sendable {
             }
             return
         }
-        if hasAVX2Constants {
-            powerVTAVX2(out, base, exp, el)
+        if hasIFMAConstants || hasAVX2Constants {
+            if hasIFMAConstants {
+                withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: n, pair: false)) { ws in
+                    MontgomeryKernel.ifmaPowerVT(out, base, exp, el, m, m0inv, rrIFMA, limbs: n, ws)
+                }
+            } else {
+                powerVTAVX2(out, base, exp, el)
+            }
             if montgomeryOut {
                 withWorkspace(limbs: n + 2) { t in
                     Montgomery.mul(out, out, rr, m, n, m0inv, t, hardware)

@@ -40,6 +40,11 @@ enum MontgomeryKernel {
                             _ rr: UnsafePointer<UInt64>, limbs: Int, _ ws: UnsafeMutablePointer<UInt64>) {
         preconditionFailure("unreachable: Kernels.modexpIFMA is inactive on this architecture")
     }
+    static func ifmaPowerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                            _ expLimbs: Int, _ m: UnsafePointer<UInt64>, _ m0inv: UInt64,
+                            _ rr: UnsafePointer<UInt64>, limbs: Int, _ ws: UnsafeMutablePointer<UInt64>) {
+        preconditionFailure("unreachable: Kernels.modexpIFMA is inactive on this architecture")
+    }
     static func ifmaPowerCTPair(_ out1: UnsafeMutablePointer<UInt64>, _ base1: UnsafePointer<UInt64>, _ exp1: UnsafePointer<UInt64>,
                                 _ m1: UnsafePointer<UInt64>, _ m0inv1: UInt64, _ rr1: UnsafePointer<UInt64>,
                                 _ out2: UnsafeMutablePointer<UInt64>, _ base2: UnsafePointer<UInt64>, _ exp2: UnsafePointer<UInt64>,

@@ -54,8 +54,9 @@ enum MontgomeryKernel {
         MontgomeryAVX2.mul(out, a, b, m, m0inv, ws)
     }
 
-    // The IFMA kernel: constant-time powers modulo 1024-bit moduli (16 limbs; RSA-2048's CRT halves, two
-    // at once) and 2048-bit moduli (32 limbs; Diffie-Hellman), in radix 2^52 on AVX-512 IFMA.
+    // The IFMA kernel: powers modulo 1024-bit moduli (16 limbs; RSA-2048's CRT halves, two at once) and
+    // 2048-bit moduli (32 limbs; Diffie-Hellman, RSA public operations), in radix 2^52 on AVX-512 IFMA:
+    // constant-time ones for secret exponents, sliding-window ones for public exponents.
     static let ifmaName: String? = "avx512ifma"
     static func ifmaSupported(_ f: CPUFeatures) -> Bool { f.avx512vl && f.avx512ifma && f.bmi2 && f.adx }
     /// Whether the IFMA kernel serves moduli of `limbs` limbs.
@@ -71,6 +72,14 @@ enum MontgomeryKernel {
                             _ expLimbs: Int, window: Int, _ m: UnsafePointer<UInt64>, _ m0inv: UInt64,
                             _ rr: UnsafePointer<UInt64>, limbs: Int, _ ws: UnsafeMutablePointer<UInt64>) {
         MontgomeryIFMA.powerCT(out, base, exp, expLimbs, window: window, m, m0inv, rr, limbs: limbs, ws)
+    }
+
+    /// `out = base^exp mod m`, sliding window, variable time (public exponents; see `MontgomeryIFMA.powerVT`).
+    @inline(__always)
+    static func ifmaPowerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                            _ expLimbs: Int, _ m: UnsafePointer<UInt64>, _ m0inv: UInt64,
+                            _ rr: UnsafePointer<UInt64>, limbs: Int, _ ws: UnsafeMutablePointer<UInt64>) {
+        MontgomeryIFMA.powerVT(out, base, exp, expLimbs, m, m0inv, rr, limbs: limbs, ws)
     }
 
     /// Two constant-time powers modulo two 16-limb moduli at once (see `MontgomeryIFMA.powerCTPair`).

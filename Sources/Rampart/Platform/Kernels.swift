@@ -106,12 +106,15 @@ public enum Kernels {
     /// Public-exponent powers modulo 2048-bit moduli (x86_64: AVX2 in radix 2^28; RSA encryption and
     /// the handshake's public checks). Selected on AMD processors only, where it is the faster one
     /// (MontgomeryKernels+x86_64.swift gives the figures).
+    /// Where ``modexpIFMA`` is active it serves these powers instead, and this choice is inactive.
     public static let modexp2048 = KernelChoice("modexp-2048", kernel: MontgomeryKernel.wideName,
                                                 supported: MontgomeryKernel.wideSupported(CPU.features)
-                                                    && MontgomeryKernel.widePreferred())
-    /// Constant-time powers (secret exponents: RSA private keys, Diffie-Hellman) modulo 1024-bit and
-    /// 2048-bit moduli (x86_64: AVX-512 IFMA in radix 2^52; the two CRT halves of an RSA-2048 private
-    /// operation run interleaved). Other sizes, and processors without IFMA, use ``montgomery``.
+                                                    && MontgomeryKernel.widePreferred()
+                                                    && !MontgomeryKernel.ifmaSupported(CPU.features))
+    /// Powers modulo 1024-bit and 2048-bit moduli (x86_64: AVX-512 IFMA in radix 2^52): constant-time
+    /// ones for secret exponents (RSA private keys, Diffie-Hellman; the two CRT halves of an RSA-2048
+    /// private operation run interleaved) and sliding-window ones for public exponents. Other sizes, and
+    /// processors without IFMA, use ``montgomery`` (and ``modexp2048``).
     public static let modexpIFMA = KernelChoice("modexp-ct", kernel: MontgomeryKernel.ifmaName,
                                                 supported: MontgomeryKernel.ifmaSupported(CPU.features))
 

@@ -1,6 +1,6 @@
-// The AVX-512 IFMA constant-time exponentiation (RampartAccelIFMA: radix 2^52, 20 digits for 16-limb
-// moduli, 40 for 32-limb ones, and the interleaved pair of 16-limb powers RSA-CRT uses) against BigUInt
-// arithmetic, the portable kernels and the other exponentiations: moduli at the edges of their limb
+// The AVX-512 IFMA exponentiation (RampartAccelIFMA: radix 2^52, 20 digits for 16-limb moduli, 40 for
+// 32-limb ones, constant-time and sliding-window powers, and the interleaved pair of 16-limb powers
+// RSA-CRT uses) against BigUInt arithmetic, the portable kernels and the 64-bit (mulx) kernels: moduli at the edges of their limb
 // counts, values 0, 1, m − 1, exponents of every window shape. Skipped (with a note) on processors
 // without IFMA, where `Kernels.modexpIFMA` is inactive and nothing reaches the kernel.
 
@@ -110,7 +110,8 @@ private func randomLimbs(_ n: Int, _ g: inout SplitMix64) -> BigUInt {
         for (k, mLimbs) in ifmaTestModuli(n, &g, random: 3).enumerated() {
             let mod = try Modulus(BigUInt(limbs: mLimbs))
             let portable = try Modulus(BigUInt(limbs: mLimbs), backend: .portable)
-            #expect(mod.usesIFMA && !portable.usesIFMA)
+            let bmi2 = try Modulus(BigUInt(limbs: mLimbs), backend: .hardware, wideKernel: false, ifmaKernel: false)
+            #expect(mod.usesIFMA && !portable.usesIFMA && !bmi2.usesIFMA)
             let m = mod.value
             let values = montgomeryTestValues(mod, &g, random: 1)
             let mMinus1 = try m - BigUInt(1)
@@ -123,9 +124,10 @@ private func randomLimbs(_ n: Int, _ g: inout SplitMix64) -> BigUInt {
             for (i, e) in exps.enumerated() {
                 let base = values[(i + k) % values.count]
                 let x = mod.constantTimePower(base, e)
-                // The public power is another kernel (sliding window on the 64-bit or AVX2 kernels); the
-                // portable constant-time power (slow in debug builds) on every fourth modulus.
-                #expect(x == mod.publicPower(base, e), "m=\(m) base=\(base) e=\(e)")
+                // The IFMA kernel's two powers against the 64-bit (mulx) kernel's; the portable
+                // constant-time power (slow in debug builds) on every fourth modulus.
+                #expect(x == bmi2.constantTimePower(base, e), "m=\(m) base=\(base) e=\(e)")
+                #expect(mod.publicPower(base, e) == x, "m=\(m) base=\(base) e=\(e)")
                 if k % 4 == 0 { #expect(x == portable.constantTimePower(base, e), "m=\(m) base=\(base) e=\(e)") }
             }
             // Edge bases with a short exponent, against BigUInt arithmetic; a base of n limbs above m.
@@ -140,7 +142,7 @@ private func randomLimbs(_ n: Int, _ g: inout SplitMix64) -> BigUInt {
             let e = randomLimbs(k % 4 == 0 ? n : 2, &g)
             var bytes = [UInt8](repeating: 0, count: 3) + e.bigEndianBytes()
             let viaBytes = bytes.withUnsafeBytes { mod.constantTimePower(values[0], exponentBigEndian: $0) }
-            #expect(viaBytes == mod.publicPower(values[0], e))
+            #expect(viaBytes == bmi2.publicPower(values[0], e))
             bytes.removeAll()
         }
     }
@@ -154,14 +156,16 @@ private func randomLimbs(_ n: Int, _ g: inout SplitMix64) -> BigUInt {
             let p = try Modulus(BigUInt(limbs: pl)), q = try Modulus(BigUInt(limbs: ql))
             let portableP = try Modulus(BigUInt(limbs: pl), backend: .portable)
             let portableQ = try Modulus(BigUInt(limbs: ql), backend: .portable)
+            let refP = try Modulus(BigUInt(limbs: pl), backend: .hardware, wideKernel: false, ifmaKernel: false)
+            let refQ = try Modulus(BigUInt(limbs: ql), backend: .hardware, wideKernel: false, ifmaKernel: false)
             let vp = montgomeryTestValues(p, &g, random: 1), vq = montgomeryTestValues(q, &g, random: 1)
             // Exponents of equal limb counts (as dp and dq): full size, short, and one with a zero top limb.
             for (i, (ep, eq)) in [(randomLimbs(16, &g), randomLimbs(16, &g)), (BigUInt(3), BigUInt(65537)),
                                    (randomLimbs(15, &g), randomLimbs(16, &g))].enumerated() {
                 let bp = vp[(i + k) % vp.count], bq = vq[(i * 3 + k) % vq.count]
                 let (xp, xq) = Modulus.constantTimePowerPair(p, base: bp, exponent: ep, q, base: bq, exponent: eq)
-                #expect(xp == p.publicPower(bp, ep), "p=\(p.value) base=\(bp) e=\(ep)")
-                #expect(xq == q.publicPower(bq, eq), "q=\(q.value) base=\(bq) e=\(eq)")
+                #expect(xp == refP.constantTimePower(bp, ep), "p=\(p.value) base=\(bp) e=\(ep)")
+                #expect(xq == refQ.constantTimePower(bq, eq), "q=\(q.value) base=\(bq) e=\(eq)")
                 if k == 0 {
                     #expect(xp == portableP.constantTimePower(bp, ep) && xq == portableQ.constantTimePower(bq, eq))
                 }
