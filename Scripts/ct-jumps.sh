@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Constant time of the kernels valgrind cannot run, checked on the object code: valgrind (the ctgrind
+# check, Scripts/ctgrind.sh) does not implement AVX-512, so the AVX-512 IFMA exponentiation kernel
+# (RampartAccelIFMA) is checked here instead. For each secret-handling function of the kernel this
+# disassembles the release binary, prints every conditional jump with the instruction that set its
+# flags, and fails when a function has more conditional jumps than the reviewed count below (a new
+# branch appeared: review it, see Docs/Architecture.md §6.11) or is missing.
+#
+#   Scripts/ct-jumps.sh [BINARY]     (default: the release rampart-bench; build it first)
+#
+# The reviewed jumps: the products' digit loop (amm*); in the table reads (select*) the entry-count
+# checks and loop, the overflow trap of the entry address and the stack protector. The table-read
+# masks are `sete` results passed through a value barrier, not jumps.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-$(swift build -c release --show-bin-path)/rampart-bench}
+[ -x "$bin" ] || { echo "ct-jumps: $bin not found (swift build -c release first)" >&2; exit 1; }
+# function (mangled-name fragment) : reviewed number of conditional jumps
+checks=(
+    "RampartAccelIFMA5amm20yy:1"
+    "RampartAccelIFMA7amm20x2yy:1"
+    "RampartAccelIFMA5amm40yy:1"
+    "RampartAccelIFMA8select20yy:5"
+    "RampartAccelIFMA10select20x2yy:5"
+    "RampartAccelIFMA8select40yy:5"
+)
+dis=$(mktemp)
+trap 'rm -f "$dis"' EXIT
+objdump -d --no-show-raw-insn "$bin" > "$dis"
+fail=0
+for c in "${checks[@]}"; do
+    sym=${c%%:*} want=${c##*:}
+    body=$(awk -v f="$sym" 'index($0, f) && /^[0-9a-f]+ </ {on=1; next} on && /^$/ {exit} on' "$dis")
+    if [ -z "$body" ]; then
+        echo "ct-jumps: $sym not found in $bin" >&2
+        fail=1
+        continue
+    fi
+    jumps=$(echo "$body" | grep -B1 -E $'\tj[a-z]+ ' | grep -vE $'\tjmp ' | grep -E $'\tj' || true)
+    n=$(echo -n "$jumps" | grep -c . || true)
+    echo "$sym: $n conditional jumps (reviewed: $want)"
+    echo "$body" | grep -B1 -E $'\tj[a-z]+ ' | grep -vE '^--$' | grep -vE $'\tjmp ' | sed 's/^/    /' | cut -c1-100
+    if [ "$n" -gt "$want" ]; then
+        echo "ct-jumps: $sym has $n conditional jumps, $want reviewed: a new branch to review" >&2
+        fail=1
+    fi
+done
+exit $fail
