@@ -201,15 +201,19 @@ struct BigIntCrossCheckTests {
         #expect(primes > 20)
     }
 
-    @Test func rsaPublicMatchesOpenSSL() throws {
+    /// 1024-bit keys (512-bit primes: the mulx kernels) and 2048-bit keys (1024-bit primes: on processors
+    /// with IFMA both CRT halves run interleaved in radix 2^52): OpenSSL's public operation against
+    /// Rampart's, and Rampart's private operation inverts OpenSSL's.
+    @Test(arguments: [1024, 2048])
+    func rsaPublicMatchesOpenSSL(bits: Int) throws {
         guard let bn = requireBN() else { return }
-        var g = SplitMix64(seed: 0x45A)
-        let key = try RSA.PrivateKey.generate(bits: 1024, using: &g)
+        var g = SplitMix64(seed: 0x45A &+ UInt64(bits))
+        let key = try RSA.PrivateKey.generate(bits: bits, using: &g)
         let pub = key.publicKey
         let ref = try #require(OpenSSLBN.RSAPublicKey(bn, modulus: pub.modulus.bigEndianBytes(),
                                                       exponent: pub.publicExponent.bigEndianBytes()))
-        for _ in 0..<20 {
-            var msg = g.bytes(128)
+        for _ in 0..<(bits == 1024 ? 20 : 6) {
+            var msg = g.bytes(bits / 8)
             msg[0] &= 0x7F
             let c = try pub.rawPublic(msg)
             #expect(c == ref.encryptRaw(msg))
