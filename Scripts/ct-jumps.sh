@@ -10,7 +10,10 @@
 #
 # The reviewed jumps: the products' digit loop (amm*); in the table reads (select*) the entry-count
 # checks and loop, the overflow trap of the entry address and the stack protector. The table-read
-# masks are `sete` results passed through a value barrier, not jumps.
+# masks are `sete` results passed through a value barrier, not jumps. In the exponentiation around
+# them (powerCT, powerCTPair, the window bits, the conversions, the final subtraction) every jump
+# tests a public value: limb, digit and window counts, bit positions, the workspace alignment,
+# overflow traps, the stack protector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-$(swift build -c release --show-bin-path)/rampart-bench}
@@ -23,6 +26,14 @@ checks=(
     "RampartAccelIFMA8select20yy:5"
     "RampartAccelIFMA10select20x2yy:5"
     "RampartAccelIFMA8select40yy:5"
+    # The orchestration around them: every jump on public values (limb and window counts, positions,
+    # the workspace alignment, overflow traps); the final subtraction's borrow is a masked blend.
+    "RampartAccelIFMA010MontgomeryC0O4bitsy:6"
+    "RampartAccelIFMA010MontgomeryC0O10reduceOnce:18"
+    "RampartAccelIFMA010MontgomeryC0O8toDigits:8"
+    "RampartAccelIFMA010MontgomeryC0O10fromDigits:8"
+    "RampartAccelIFMA010MontgomeryC0O7powerCT_:22"
+    "RampartAccelIFMA010MontgomeryC0O11powerCTPair:20"
 )
 dis=$(mktemp)
 trap 'rm -f "$dis"' EXIT
