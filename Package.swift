@@ -40,6 +40,7 @@ let package = Package(
         // functions (each caller compiles it with its own features): one copy of the logic.
         .target(
             name: "RampartKernelSupport",
+            dependencies: ["RampartBarrier"],
             path: "Sources/RampartKernelSupport",
             swiftSettings: kernelFlags([])
         ),

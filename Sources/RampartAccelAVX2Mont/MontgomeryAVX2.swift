@@ -23,7 +23,6 @@
 
 import Swift
 import RampartKernelSupport
-import RampartBarrier
 
 #if arch(x86_64)
 
@@ -173,17 +172,7 @@ public enum MontgomeryAVX2 {
 
     /// `out = x mod m` for 33-limb x < 2m (masked subtraction).
     static func reduceOnce(_ out: UnsafeMutablePointer<UInt64>, _ x: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>) {
-        var borrow: UInt64 = 0
-        for j in 0..<limbs {
-            let d = UInt128(x[j]) &- UInt128(m[j]) &- UInt128(borrow)
-            out[j] = UInt64(truncatingIfNeeded: d)
-            borrow = UInt64(truncatingIfNeeded: d >> 64) & 1
-        }
-        // x − m < 0 exactly when the top word cannot absorb the borrow. The mask passes a value
-        // barrier: without it LLVM turned the blend into a branch (found by the ctgrind check with a
-        // secret base, as in RSA's fault check).
-        let keepX = valueBarrier(0 &- ((~x[limbs] & borrow) & 1))
-        for j in 0..<limbs { out[j] = (keepX & x[j]) | (~keepX & out[j]) }
+        reduceBelowTwoModuli(out, x, m, limbs: limbs)
     }
 
     // MARK: Entry points

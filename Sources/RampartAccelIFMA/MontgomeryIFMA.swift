@@ -172,18 +172,12 @@ public enum MontgomeryIFMA {
         }
     }
 
-    /// `out = x mod m` for (`limbs` + 1)-limb x < 2m: a masked subtraction. The mask passes a value
-    /// barrier (without one LLVM may turn the blend into a branch on the secret borrow).
+    /// `out = x mod m` for (`limbs` + 1)-limb x < 2m: a masked subtraction (RampartKernelSupport's,
+    /// shared with the AVX2 kernel), kept out of line so that its object code is reviewed once.
+    @inline(never)
     static func reduceOnce(_ out: UnsafeMutablePointer<UInt64>, _ x: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
                            _ limbs: Int) {
-        var borrow: UInt64 = 0
-        for j in 0..<limbs {
-            let d = UInt128(x[j]) &- UInt128(m[j]) &- UInt128(borrow)
-            out[j] = UInt64(truncatingIfNeeded: d)
-            borrow = UInt64(truncatingIfNeeded: d >> 64) & 1
-        }
-        let keepX = valueBarrier(0 &- ((~x[limbs] & borrow) & 1))
-        for j in 0..<limbs { out[j] = (keepX & x[j]) | (~keepX & out[j]) }
+        reduceBelowTwoModuli(out, x, m, limbs: limbs)
     }
 
     /// `w` bits of the exponent from bit `pos` (bits past the last limb read as 0). Positions are
