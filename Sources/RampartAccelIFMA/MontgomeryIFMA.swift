@@ -1,5 +1,6 @@
-// Constant-time modular exponentiation with AVX-512 IFMA (`vpmadd52luq`/`vpmadd52huq`) in radix 2^52,
-// for 1024-bit moduli (RSA-2048's CRT primes, both halves at once) and 2048-bit moduli (Diffie-Hellman).
+// Modular exponentiation with AVX-512 IFMA (`vpmadd52luq`/`vpmadd52huq`) in radix 2^52, for 1024-bit
+// moduli (RSA-2048's CRT primes, both halves at once) and 2048-bit moduli (Diffie-Hellman, RSA public
+// operations): constant time for secret exponents, a sliding window for public ones.
 // The method is Gueron & Drucker's almost-Montgomery multiplication with 52-bit digits ("Fast modular
 // squaring with AVX512IFMA", 2018), as OpenSSL's rsaz-2k-avx512 uses it; this is an independent Swift
 // implementation.
@@ -23,7 +24,9 @@
 // At the end, `normalise5`/`normalise10` resolve all carries without a branch.
 //
 // Exponentiation: a fixed window (4 or 5 bits, as `Modulus.powerCT`), every table entry read for every
-// window with masks from value barriers, the window bits extracted at public positions.
+// window with masks from value barriers, the window bits extracted at public positions; public
+// exponents take RampartKernelSupport's sliding window. Docs/Architecture.md §6.11 has the measurements
+// and the object-code review (Scripts/ct-jumps.sh).
 
 import Swift
 import RampartBarrier
