@@ -56,10 +56,15 @@ func hsalsa20Core(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: SIMD
 }
 
 /// One Salsa20/20 keystream block for input block `x` into `out` (64 bytes, standard layout).
-/// `hardware`: the Salsa20 kernel runs (`Kernels.salsa20.runs(on:)`); then the AVX-512VL build of the
-/// block runs where the registry selected that tier (``SalsaKernel/short``).
+/// `hardware`: the Salsa20 kernel runs (`Kernels.salsa20.runs(on:)`); then the scalar core runs on AMD
+/// processors (``SalsaKernel/shortScalar``), else the AVX-512VL build of the block where the registry
+/// selected that tier (``SalsaKernel/short``).
 @inline(__always)
 func salsa20Block(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, hardware: Bool) {
+    if hardware && SalsaKernel.shortScalar {
+        SalsaKernel.blockScalar(x, out)
+        return
+    }
     if hardware && SalsaKernel.short {
         SalsaKernel.blocks(x, out, two: false)
         return

@@ -331,9 +331,11 @@ public struct XSalsa20 {
 /// The Salsa20 input block of XSalsa20: HSalsa20 subkey of `key` and `nonce[0..<16]`, Salsa20 nonce
 /// `nonce[16..<24]`, block counter `counter`. The subkey goes from the HSalsa20 state straight into
 /// the returned block; the one stack copy of the rounds is wiped. `hardware` as in
-/// ``salsa20Block(_:_:hardware:)``: the AVX-512VL build (its state stays in registers) where selected.
+/// ``salsa20Block(_:_:hardware:)``: the scalar core on AMD processors (``SalsaKernel/shortScalar``), else
+/// the AVX-512VL build (its state stays in registers) where selected.
 @inline(__always)
 func xsalsa20Input(key: UnsafeRawPointer, nonce: UnsafeRawPointer, counter: UInt64, hardware: Bool) -> SIMD16<UInt32> {
+    if hardware && SalsaKernel.shortScalar { return SalsaKernel.xsalsa20InputScalar(key, nonce, counter) }
     if hardware && SalsaKernel.short { return SalsaKernel.xsalsa20Input(key, nonce, counter) }
     return xsalsa20InputCore(key, nonce, counter, .zero)
 }

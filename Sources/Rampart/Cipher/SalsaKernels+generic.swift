@@ -6,6 +6,13 @@ enum SalsaKernel {
     static let name: String? = nil
     static func supported(_ f: CPUFeatures) -> Bool { false }
     static let short = false
+    static let shortScalar = false
+    static func xsalsa20InputScalar(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64) -> SIMD16<UInt32> {
+        preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
+    }
+    static func blockScalar(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) {
+        preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
+    }
     static func xsalsa20Input(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64) -> SIMD16<UInt32> {
         preconditionFailure("unreachable: Kernels.salsa20 is inactive on this architecture")
     }

@@ -7,6 +7,7 @@
 #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
 
 internal import RampartAccelAVX2Salsa
+internal import RampartAccelBMI2
 
 /// The builds of the eight-block Salsa20 and ChaCha20 kernels (one source, two feature sets).
 enum SalsaKernelTier: CaseIterable {
@@ -40,6 +41,25 @@ enum SalsaKernel {
     /// the XSalsa20 input block, one, two or four keystream blocks) where the registry selected that
     /// build; callers also require `Kernels.salsa20.runs(on:)` for their backend.
     static let short = SalsaKernelTier.selected == .avx512
+
+    /// The XSalsa20 input block and single keystream blocks run in scalar registers instead
+    /// (RampartAccelBMI2/SalsaScalarBMI2.swift) on AMD processors with a Salsa20 kernel and BMI2: there the
+    /// 128-bit vector core measured about 1.8 times slower than scalar code (Zen 5), while on the Intel
+    /// processors measured the vector core was the faster one. Pairs, two- and four-block runs stay on
+    /// vectors (their chains run side by side there).
+    static let shortScalar = SalsaKernelTier.selected != nil && CPU.isAMD && CPU.features.bmi2
+
+    /// The XSalsa20 input block in scalar registers (see ``shortScalar``).
+    @inline(__always)
+    static func xsalsa20InputScalar(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64) -> SIMD16<UInt32> {
+        RampartAccelBMI2.xsalsa20InputScalar(key, nonce, counter)
+    }
+
+    /// One keystream block in scalar registers (see ``shortScalar``).
+    @inline(__always)
+    static func blockScalar(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) {
+        salsa20BlockScalar(x, out)
+    }
 
     /// The XSalsa20 input block (HSalsa20 subkey around the rest of the nonce and `counter`).
     @inline(__always)

@@ -3,6 +3,7 @@
 // registry selected, against the portable code: whole 512-byte groups from states with random keys,
 // nonces and counters (some straddling a 32-bit carry), at odd buffer offsets. The short-message blocks
 // of the AVX-512VL build (the XSalsa20 input block and its pair, one, two or four keystream blocks)
+// and the scalar input block and keystream block (RampartAccelBMI2, selected on AMD processors)
 // against the portable diagonal and four-block code; scrypt's BlockMix of that build against the portable
 // one. The selected build also runs every other Salsa20
 // and box test; CI runs those once more with AVX-512VL hidden.
@@ -108,6 +109,31 @@ struct SalsaKernelBuildTests {
                 } }
                 #expect(got == want, "four blocks, counter \(counter)")
             } } }
+        }
+    }
+
+    @Test("The scalar short-message cores (the XSalsa20 input block, one keystream block) equal the portable ones")
+    func scalarShortCoresMatchPortable() {
+        guard CPU.features.bmi2 else {
+            print("note: no BMI2 on this processor; the scalar Salsa20 cores are not compiled in")
+            return
+        }
+        var rng = SplitMix64(seed: 0x5ca1a)
+        for counter: UInt64 in [0, 1, 0xffff_ffff, 0xffff_fffd, 0x1234_5678_9abc_def0] {
+            for _ in 0..<20 {
+                let key = rng.bytes(32), nonce = rng.bytes(24)
+                key.withUnsafeBytes { k in nonce.withUnsafeBytes { n in
+                    let portable = xsalsa20InputCore(k.baseAddress!, n.baseAddress!, counter, .zero)
+                    #expect(SalsaKernel.xsalsa20InputScalar(k.baseAddress!, n.baseAddress!, counter) == portable,
+                            "input block, counter \(counter)")
+                    var got = [UInt8](repeating: 0, count: 64), want = got
+                    got.withUnsafeMutableBytes { g in want.withUnsafeMutableBytes { w in
+                        SalsaKernel.blockScalar(portable, g.baseAddress!)
+                        salsa20BlockCore(portable, w.baseAddress!, .zero)
+                    } }
+                    #expect(got == want, "one block, counter \(counter)")
+                } }
+            }
         }
     }
 
