@@ -28,7 +28,7 @@ checks=(
     "RampartAccelIFMA8select40yy:5"
     # The orchestration around them: every jump on public values (limb and window counts, positions,
     # the workspace alignment, overflow traps); the final subtraction's borrow is a masked blend.
-    "RampartAccelIFMA010MontgomeryC0O4bitsy:6"
+    "RampartAccelIFMA010MontgomeryC0O4bitsy:8"
     "RampartAccelIFMA010MontgomeryC0O10reduceOnce:18"
     "RampartAccelIFMA010MontgomeryC0O8toDigits:8"
     "RampartAccelIFMA010MontgomeryC0O10fromDigits:8"

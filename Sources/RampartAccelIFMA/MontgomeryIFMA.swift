@@ -141,9 +141,10 @@ public enum MontgomeryIFMA {
             self.limbs = limbs
             self.base = base
             k0 = m0inv & mask52
-            base.update(repeating: 0, count: operandLanes(n))
+            // Every other region is written before it is read (conversions, products, table reads).
             toDigits(self.m, m, limbs, n)
             toDigits(self.rr, rr, limbs, n)
+            one.update(repeating: 0, count: n)
             one[0] = 1
         }
     }
@@ -183,15 +184,11 @@ public enum MontgomeryIFMA {
         reduceBelowTwoModuli(out, x, m, limbs: limbs)
     }
 
-    /// `w` bits of the exponent from bit `pos` (bits past the last limb read as 0). Positions are
-    /// public, the bits are not, and nothing branches on them.
-    @inline(__always)
-    static func bits(_ exp: UnsafePointer<UInt64>, _ expLimbs: Int, _ pos: Int, _ w: Int) -> Int {
-        let li = pos >> 6, sh = UInt64(pos & 63)
-        var v = exp[li] >> sh
-        if sh != 0, Int(sh) + w > 64, li + 1 < expLimbs { v |= exp[li + 1] << (64 - sh) }
-        return Int(truncatingIfNeeded: v & ((1 << UInt64(w)) - 1))
-    }
+    /// `w` bits of the exponent from bit `pos` (RampartKernelSupport's `exponentWindow`; positions are
+    /// public, the bits are not, and nothing branches on them). Kept out of line so that its object code
+    /// is reviewed once (Scripts/ct-jumps.sh).
+    @inline(never)
+    static func bits(_ exp: UnsafePointer<UInt64>, _ pos: Int, _ w: Int) -> Int { exponentWindow(exp, pos, w) }
 
     /// `out = table[index]` (N digits), reading every entry (the generated `select20`/`select40`).
     @inline(__always)
@@ -238,11 +235,11 @@ public enum MontgomeryIFMA {
         fillTable(op, count)
         let totalBits = expLimbs * 64
         var pos = totalBits - (totalBits % window == 0 ? window : totalBits % window)
-        select(op.acc, op, count, bits(exp, expLimbs, pos, totalBits - pos))
+        select(op.acc, op, count, bits(exp, pos, totalBits - pos))
         while pos > 0 {
             pos -= window
             for _ in 0..<window { amm(op, op.acc, op.acc, op.acc) }
-            select(op.sel, op, count, bits(exp, expLimbs, pos, window))
+            select(op.sel, op, count, bits(exp, pos, window))
             amm(op, op.acc, op.acc, op.sel)
         }
         finish(out, op, m)
@@ -298,13 +295,13 @@ public enum MontgomeryIFMA {
         }
         let totalBits = expLimbs * 64
         var pos = totalBits - (totalBits % window == 0 ? window : totalBits % window)
-        select20x2(p.acc, p.table(0), bits(exp1, expLimbs, pos, totalBits - pos),
-                   q.acc, q.table(0), bits(exp2, expLimbs, pos, totalBits - pos), count)
+        select20x2(p.acc, p.table(0), bits(exp1, pos, totalBits - pos),
+                   q.acc, q.table(0), bits(exp2, pos, totalBits - pos), count)
         while pos > 0 {
             pos -= window
             for _ in 0..<window { amm20x2(p.acc, p.acc, p.acc, p.m, p.k0, q.acc, q.acc, q.acc, q.m, q.k0) }
-            select20x2(p.sel, p.table(0), bits(exp1, expLimbs, pos, window),
-                       q.sel, q.table(0), bits(exp2, expLimbs, pos, window), count)
+            select20x2(p.sel, p.table(0), bits(exp1, pos, window),
+                       q.sel, q.table(0), bits(exp2, pos, window), count)
             amm20x2(p.acc, p.acc, p.sel, p.m, p.k0, q.acc, q.acc, q.sel, q.m, q.k0)
         }
         amm20x2(p.acc, p.acc, p.one, p.m, p.k0, q.acc, q.acc, q.one, q.m, q.k0)

@@ -543,16 +543,10 @@ enum Montgomery {
         squarePortable(r, a, m, n, m0inv, t)
     }
 
-    /// `w` bits of `exp` starting at bit `pos` (bits beyond `totalBits` read as 0). Positions are
-    /// public; the bits are not, and nothing branches on them.
+    /// `w` bits of `exp` starting at bit `pos` (RampartKernelSupport's `exponentWindow`, which the IFMA
+    /// kernel reads its windows with too).
     @inline(__always)
-    static func bits(_ exp: UnsafePointer<UInt64>, _ pos: Int, _ w: Int) -> Int {
-        let li = pos >> 6, sh = UInt64(pos & 63)
-        var v = exp[li] >> sh
-        // The window may straddle two limbs; callers keep pos + w within the exponent's limbs.
-        if sh != 0, Int(sh) + w > 64, (pos + w - 1) >> 6 > li { v |= exp[li + 1] << (64 - sh) }
-        return Int(truncatingIfNeeded: v & ((1 << UInt64(w)) - 1))
-    }
+    static func bits(_ exp: UnsafePointer<UInt64>, _ pos: Int, _ w: Int) -> Int { exponentWindow(exp, pos, w) }
 
     /// `out = table[index]` reading every entry (constant time in `index`): a gather in the style of
     /// OpenSSL's `BN_mod_exp_mont_consttime` and Go's bigmod, with each entry's mask passed through a
