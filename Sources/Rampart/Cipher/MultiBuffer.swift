@@ -6,9 +6,10 @@
 // updates to many clients) the chains of different messages are independent: a lane kernel steps
 // eight IGE chains together. This file is the scheduler that feeds the lanes: each lane takes the
 // next job when its job ends, and a lane with nothing left runs on a scratch block (stride 0) until
-// the others finish, as Intel's multi-buffer job managers do. SHA-256 jobs run eight lanes at a time
-// where the SHA extensions are absent, two at a time (their SHA-NI chains alternating) on AMD processors
-// with them, and one by one on Intel processors with them (see ``MultiBuffer/sha256(_:backend:laneKernel:)``).
+// the others finish, as Intel's multi-buffer job managers do. SHA-256 jobs run 32 or 16 lanes at a time
+// on processors with full-width 512-bit units (Zen 5), eight at a time where the SHA extensions are
+// absent, two at a time (their SHA-NI chains alternating) on other AMD processors with them, and one
+// by one on Intel processors with them (see ``MultiBuffer/sha256(_:backend:laneKernel:)``).
 //
 // Everything the scheduler decides depends on the jobs' lengths only (public); keys, states and data
 // go straight to the kernels, whose loops do not branch on them. Without the lane kernels (another
@@ -65,9 +66,11 @@ package enum MultiBuffer {
     }
 
     /// Compresses every job's runs into its state. Where `Kernels.sha256Lanes` runs, the jobs go
-    /// through its lane kernel, each lane taking the next job when its own ends: eight at a time
-    /// without the SHA extensions, two at a time with them on AMD processors (`sha-ni-x2`, the two
-    /// SHA-NI chains alternating). Otherwise (Intel processors with the SHA extensions, where one
+    /// through its lane kernel, each lane taking the next job when its own ends: 32 or 16 at a time
+    /// in 512-bit registers on processors with full-width 512-bit units (`avx512-x32`, or
+    /// `avx512-x16` and then `sha-ni-x2` for fewer jobs: `SHA256LanesKernel.Tier.forJobs`), eight at a
+    /// time without the SHA extensions, two at a time with them on other AMD processors (`sha-ni-x2`,
+    /// the two SHA-NI chains alternating). Otherwise (Intel processors with the SHA extensions, where one
     /// SHA-NI chain already kept the SHA unit busy: a block cost about 103 TSC cycles alone and 125 per
     /// lane with four chains interleaved, Docs/Architecture.md §6.6) the jobs run one after the other
     /// and only save the caller its concatenations.
@@ -75,7 +78,7 @@ package enum MultiBuffer {
     /// the processor can.
     package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend,
                                laneKernel: String? = nil) {
-        var tier = Kernels.sha256Lanes.runs(on: backend) ? SHA256LanesKernel.selected : nil
+        var tier = Kernels.sha256Lanes.runs(on: backend) ? SHA256LanesKernel.selected?.forJobs(jobs.count, CPU.features) : nil
         if let laneKernel, backend == .hardware, !CPU.forcePortable {
             tier = SHA256LanesKernel.Tier.allCases.first { $0.name == laneKernel && $0.capable(CPU.features) }
         }
@@ -93,9 +96,9 @@ package enum MultiBuffer {
             return
         }
         let laneCount = tier.lanes, tableBytes = tier.tableBytes
-        // The kernel's scratch (the eight-lane kernels' transposed schedule, 2 KiB; none for the
+        // The kernel's scratch (the vector kernels' transposed schedules, 2 to 8 KiB; none for the
         // two-lane SHA-NI kernel, so none to wipe), then an idle lane's state (32 bytes) and block (64).
-        withUnsafeTemporaryAllocation(byteCount: tableBytes + 32 + 64, alignment: 32) { area in
+        withUnsafeTemporaryAllocation(byteCount: tableBytes + 32 + 64, alignment: 64) { area in
             let table = area.baseAddress!, idleState = table + tableBytes, idle = idleState + 32
             idleState.initializeMemory(as: UInt8.self, repeating: 0, count: 96)
             withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt32>.self, capacity: laneCount) { states in

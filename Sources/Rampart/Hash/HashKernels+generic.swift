@@ -45,6 +45,7 @@ enum SHA256LanesKernel {
         func capable(_ f: CPUFeatures) -> Bool { false }
         var lanes: Int { 1 }
         var tableBytes: Int { 0 }
+        func forJobs(_ jobs: Int, _ f: CPUFeatures) -> Tier { self }
     }
     static let name: String? = nil
     static func tier(_ f: CPUFeatures) -> Tier? { nil }

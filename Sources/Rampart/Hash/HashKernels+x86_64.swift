@@ -105,18 +105,22 @@ enum SHA256Kernel {
     }
 }
 
-/// SHA-256 of several independent messages at once (MTProto's batch encryption). With the SHA
-/// extensions, two messages whose `sha256rnds2` chains alternate (`sha-ni-x2`: one chain leaves the
-/// SHA unit idle between dependent rounds, RampartAccelSHA/SHA256NI.swift). Without them, eight
-/// messages, one per lane of 256-bit registers: eight messages in vectors do about three times the
-/// work per cycle of the scalar rounds. Two builds of that source: with AVX-512VL (vprord,
-/// vpternlogd) where present, else AVX2.
+/// SHA-256 of several independent messages at once (MTProto's batch encryption). On processors with
+/// full-width 512-bit units (Zen 5), sixteen or thirty-two messages, one per lane of 512-bit registers
+/// (`avx512-x16`, `avx512-x32`: about 59 and 46 cycles per block and message, against about 85 for
+/// two SHA-NI chains). Elsewhere with the SHA extensions, two messages whose `sha256rnds2` chains
+/// alternate (`sha-ni-x2`: one chain leaves the SHA unit idle between dependent rounds,
+/// RampartAccelSHA/SHA256NI.swift). Without them, eight messages, one per lane of 256-bit registers:
+/// eight messages in vectors do about three times the work per cycle of the scalar rounds. Two
+/// builds of that source: with AVX-512VL (vprord, vpternlogd) where present, else AVX2.
 enum SHA256LanesKernel {
     enum Tier: CaseIterable {
-        case shaNI, avx512, avx2
+        case avx512x32, avx512x16, shaNI, avx512, avx2
 
         var name: String {
             switch self {
+            case .avx512x32: "avx512-x32"
+            case .avx512x16: "avx512-x16"
             case .shaNI: "sha-ni-x2"
             case .avx512: "avx512vl-x8"
             case .avx2: "avx2-x8"
@@ -125,40 +129,69 @@ enum SHA256LanesKernel {
 
         func capable(_ f: CPUFeatures) -> Bool {
             switch self {
+            case .avx512x32, .avx512x16, .avx512: f.avx512vl
             case .shaNI: SHAKernelTier.shaNI.supported(f)
-            case .avx512: f.avx512vl
             case .avx2: f.avx2
             }
         }
 
         /// Messages per kernel call.
-        var lanes: Int { self == .shaNI ? 2 : 8 }
-        /// Scratch bytes `compress` needs in `table`: the eight-lane kernels' transposed schedule.
-        var tableBytes: Int { self == .shaNI ? 0 : 2048 }
+        var lanes: Int {
+            switch self {
+            case .avx512x32: 32
+            case .avx512x16: 16
+            case .shaNI: 2
+            case .avx512, .avx2: 8
+            }
+        }
+        /// Scratch bytes `compress` needs in `table`: the vector kernels' transposed schedules.
+        var tableBytes: Int {
+            switch self {
+            case .avx512x32: 8192
+            case .avx512x16: 4096
+            case .shaNI: 0
+            case .avx512, .avx2: 2048
+            }
+        }
+
+        /// The tier to run `jobs` jobs with when this one is selected: the 512-bit kernels give way
+        /// to narrower ones when too many of their lanes would idle (break-even from the per-block
+        /// costs above: 32 lanes pay from 17 jobs, 16 lanes against two SHA-NI chains from 11).
+        func forJobs(_ jobs: Int, _ f: CPUFeatures) -> Tier {
+            switch self {
+            case .avx512x32 where jobs <= 16: Tier.avx512x16.forJobs(jobs, f)
+            case .avx512x16 where jobs < 11 && Tier.shaNI.capable(f): .shaNI
+            default: self
+            }
+        }
     }
 
-    /// The tier the registry selects, if any. With the SHA extensions: the two-message kernel on AMD
-    /// processors (Zen 4: 1.47x the throughput of two single-message calls) and none on Intel's, where
-    /// interleaving did not pay (Sapphire Rapids: about 125 cycles per block and message with four
-    /// chains interleaved against 103 alone), so the jobs run one by one there. Without them the
-    /// eight-lane kernels.
-    static func tier(_ f: CPUFeatures) -> Tier? {
+    /// The tier the registry selects, if any. On processors with full-width 512-bit units, the
+    /// 32-lane kernel (narrower ones for fewer jobs, `Tier.forJobs`). With the SHA extensions: the
+    /// two-message kernel on AMD processors (Zen 4: 1.47x the throughput of two single-message calls)
+    /// and none on Intel's, where interleaving did not pay (Sapphire Rapids: about 125 cycles per block
+    /// and message with four chains interleaved against 103 alone), so the jobs run one by one there.
+    /// Without them the eight-lane kernels.
+    static func tier(_ f: CPUFeatures, fullWidth512: Bool) -> Tier? {
+        if fullWidth512 && Tier.avx512x32.capable(f) { return .avx512x32 }
         if Tier.shaNI.capable(f) { return CPU.isAMD ? .shaNI : nil }
-        return Tier.allCases.first { $0 != .shaNI && $0.capable(f) }
+        return Tier.allCases.first { ($0 == .avx512 || $0 == .avx2) && $0.capable(f) }
     }
-    static func supported(_ f: CPUFeatures) -> Bool { tier(f) != nil }
-    static let selected: Tier? = tier(CPU.features)
+    static func supported(_ f: CPUFeatures) -> Bool { tier(f, fullWidth512: CPU.fullWidthAVX512) != nil }
+    static let selected: Tier? = tier(CPU.features, fullWidth512: CPU.fullWidthAVX512)
     /// The name `Kernels.sha256Lanes` shows.
     static let name: String? = selected?.name ?? Tier.avx2.name
 
     /// `n` blocks on each of `tier.lanes` lanes (state pointers, data pointers, byte strides) with the
-    /// given tier, which the caller has checked the processor runs; `table` is 2 KiB of scratch (the
-    /// eight-lane kernels' transposed schedule).
+    /// given tier, which the caller has checked the processor runs; `table` is `tier.tableBytes` of
+    /// scratch (the vector kernels' transposed schedules, 64-byte aligned).
     @inline(__always)
     static func compress(_ tier: Tier, _ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
                          _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
         sha256K.withUnsafeBufferPointer { k in
             switch tier {
+            case .avx512x32: SHA256LanesAVX512.compress32(states, data, strides, n, k.baseAddress!, table)
+            case .avx512x16: SHA256LanesAVX512.compress16(states, data, strides, n, k.baseAddress!, table)
             case .shaNI: sha256BlocksSHANIx2(states, data, strides, n, k.baseAddress!)
             case .avx512: SHA256LanesAVX512.compress(states, data, strides, n, k.baseAddress!, table)
             case .avx2: sha256Lanes8AVX2(states, data, strides, n, k.baseAddress!, table)

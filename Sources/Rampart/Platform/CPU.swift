@@ -123,6 +123,19 @@ public enum CPU {
         #endif
     }()
 
+    /// Whether the processor executes 512-bit AVX-512 instructions at full width (AMD from the Zen 5
+    /// family, 0x1A, on: four 512-bit units; Zen 4 splits each into two 256-bit halves, and Intel's
+    /// cores lower their clock under 512-bit code). Not a feature: only the 512-bit SHA-256 lane
+    /// kernels choose by it; false where it cannot be read.
+    public static let fullWidthAVX512: Bool = {
+        #if os(Linux)
+        guard isAMD, features.avx512vl, let family = cpuinfoField("cpu family").flatMap({ Int($0) }) else { return false }
+        return family >= 0x1A
+        #else
+        return false
+        #endif
+    }()
+
     private static func readFile(_ path: String) -> String? {
         #if os(Linux)
         guard let f = fopen(path, "r") else { return nil }

@@ -30,14 +30,16 @@ extension EncryptedMessage {
         }
     }
 
-    /// Messages encrypted per pass of the lane kernels (bounds the scratch memory, about 1 KiB each, below the allocator's trim threshold).
-    static let batchChunk = 16
+    /// Messages encrypted per pass of the lane kernels: enough to fill the widest SHA-256 lane kernel
+    /// (32 lanes), and a bound on the scratch memory (about 1 KiB each, below the allocator's trim
+    /// threshold).
+    static let batchChunk = 32
 
     /// Encrypts many messages, each exactly as ``encrypt(body:header:authKey:direction:padding:using:)``
     /// would (the same packet layout, checks and quick-ack value), and faster in total: the SHA-256
-    /// computations (msg_key and the KDF) of four messages and the AES-IGE chains of eight run
-    /// interleaved in the multi-buffer kernels where the CPU has them (x86_64 with SHA-NI and AES-NI);
-    /// elsewhere the messages go one by one.
+    /// computations (msg_key and the KDF) of several messages (2 to 32, by processor) and the AES-IGE
+    /// chains of eight run interleaved in the multi-buffer kernels where the CPU has them (x86_64 with
+    /// AES-NI, and SHA-NI or AVX2); elsewhere the messages go one by one.
     ///
     /// Padding lengths and bytes are drawn from `rng` in item order.
     /// - Returns: one `(packet, quickAck)` per item, in order.

@@ -185,12 +185,14 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             }
             results[i] = out
         case "sha256-lanes":
-            // 21 jobs of 0 to 3 runs (0 to 40 blocks in all) through the lane scheduler (eight lanes,
-            // jobs ending at different steps, idle lanes at the end), each equal to its runs hashed
-            // alone; on hardware also through every lane kernel the processor can run (AVX2, AVX-512VL;
-            // one is selected only without the SHA extensions).
+            // 45 jobs of 0 to 3 runs (0 to 40 blocks in all) through the lane scheduler (2 to 32 lanes,
+            // jobs ending at different steps, lanes taking new jobs, idle lanes at the end), each equal
+            // to its runs hashed alone; on hardware also through every lane kernel the processor can
+            // run (SHA-NI pairs, AVX2, AVX-512VL, 512-bit with 16 and 32 lanes), and the selected one
+            // with few jobs (the 512-bit kernels give way to narrower ones there).
+            let jobCount = 45
             var blocks: [[[UInt8]]] = []
-            for j in 0..<21 {
+            for j in 0..<jobCount {
                 var runs: [[UInt8]] = []
                 for r in 0..<(j % 4) { runs.append(pattern(64 * ((j * 7 + r * 5) % 17), UInt8(j * 3 + r))) }
                 blocks.append(runs)
@@ -201,8 +203,8 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 for r in runs { r.withUnsafeBytes { #expect(SHA256.compress(&w, blocks: $0, kernel: "portable")) } }
                 expected.append(w.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } })
             }
-            func viaJobs(_ laneKernel: String?) -> [[UInt8]] {
-                let statesArea = UnsafeMutablePointer<UInt32>.allocate(capacity: 8 * 21)
+            func viaJobs(_ laneKernel: String?, count: Int = jobCount) -> [[UInt8]] {
+                let statesArea = UnsafeMutablePointer<UInt32>.allocate(capacity: 8 * jobCount)
                 defer { statesArea.deallocate() }
                 var storage = blocks.map { $0.map { r -> UnsafeMutableRawPointer in
                     let p = UnsafeMutableRawPointer.allocate(byteCount: max(r.count, 1), alignment: 16)
@@ -211,7 +213,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 } }
                 defer { for runs in storage { for p in runs { p.deallocate() } }; storage = [] }
                 var jobs: [MultiBuffer.SHA256Job] = []
-                for j in 0..<21 {
+                for j in 0..<count {
                     let st = statesArea + 8 * j
                     for w in 0..<8 { st[w] = 0x0101_0101 &* UInt32(w + 1) }
                     let runs = (0..<blocks[j].count).map { (UnsafeRawPointer(storage[j][$0]), blocks[j][$0].count / 64) }
@@ -219,14 +221,17 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                     jobs.append(MultiBuffer.SHA256Job(state: st, first, runs.count > 1 ? runs[1] : nil, runs.count > 2 ? runs[2] : nil))
                 }
                 jobs.withUnsafeBufferPointer { MultiBuffer.sha256($0, backend: b, laneKernel: laneKernel) }
-                return (0..<21).map { j in (0..<8).flatMap { w in (0..<4).map { UInt8(truncatingIfNeeded: statesArea[8 * j + w] >> (8 * $0)) } } }
+                return (0..<count).map { j in (0..<8).flatMap { w in (0..<4).map { UInt8(truncatingIfNeeded: statesArea[8 * j + w] >> (8 * $0)) } } }
             }
             let got = viaJobs(nil)
-            for j in 0..<21 { #expect(got[j] == expected[j], "job \(j)") }
+            for j in 0..<jobCount { #expect(got[j] == expected[j], "job \(j)") }
+            for few in [2, 5, 10, 11, 16, 17] {
+                #expect(viaJobs(nil, count: few) == Array(expected[0..<few]), "\(few) jobs")
+            }
             if b == .hardware {
                 for kernel in MultiBuffer.sha256LaneKernels {
                     let forced = viaJobs(kernel)
-                    for j in 0..<21 { #expect(forced[j] == expected[j], "job \(j), lane kernel \(kernel)") }
+                    for j in 0..<jobCount { #expect(forced[j] == expected[j], "job \(j), lane kernel \(kernel)") }
                 }
             }
             results[i] = got

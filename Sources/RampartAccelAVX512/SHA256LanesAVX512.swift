@@ -1,0 +1,220 @@
+// SHA-256 compression of sixteen or thirty-two independent messages at once (multi-buffer), one per
+// 32-bit lane of 512-bit AVX-512 registers: for processors with full-width 512-bit units (AMD Zen 5),
+// where messages in vectors outrun even two interleaved SHA-NI chains (Docs/Architecture.md §6.6).
+// MTProto's batch encryption feeds it (Rampart's MultiBuffer).
+//
+// Compiled with -parse-stdlib and +avx512f +avx512vl (RampartAccelAVX512); the caller must have
+// checked for AVX-512F and VL. The rotations are written as two shifts and an OR, which LLVM makes one
+// vprord; the three-way XORs become one vpternlogd each, and Ch and Maj are vpternlogd by intrinsic.
+//
+// Each call runs `n` blocks on every lane. A group of sixteen lanes keeps its eight working variables
+// in eight vectors (a..h, lane l = message l). Each block's sixteen words are transposed through a
+// 4 KiB stack table per group (scalar big-endian loads, one 32-bit store per word), and the message
+// schedule W[16..63] is computed into the same table two rounds ahead of its use.
+//
+// One group's rounds are bound by latency, not by the vector units: on Zen 5 a 512-bit add, rotate
+// or vpternlogd takes two cycles, and LLVM's reassociation adds Σ1 before W + K, so a round's chain
+// from e is five of them (measured 59 TSC cycles per block and lane). Loading the eight rounds' W + K
+// ahead of them took that from 67; the 32-lane kernel runs two groups' rounds interleaved, which fills
+// the latency with the other group's work (46 cycles per block and lane; the two-SHA-NI-chain kernel
+// takes about 85). No branch and no memory address depends on the data or the states.
+
+import Swift
+
+#if arch(x86_64)
+
+typealias V16 = Builtin.Vec16xInt32
+
+@_transparent private func splat(_ n: UInt32) -> V16 { unsafeBitCast(SIMD16<UInt32>(repeating: n), to: V16.self) }
+@_transparent private func add(_ a: V16, _ b: V16) -> V16 { Builtin.add_Vec16xInt32(a, b) }
+@_transparent private func sum(_ a: V16, _ b: V16) -> V16 { Builtin.add_Vec16xInt32(a, b) }
+@_transparent private func xor(_ a: V16, _ b: V16) -> V16 { Builtin.xor_Vec16xInt32(a, b) }
+@_transparent private func or(_ a: V16, _ b: V16) -> V16 { Builtin.or_Vec16xInt32(a, b) }
+@_transparent private func shr(_ a: V16, _ n: UInt32) -> V16 { Builtin.lshr_Vec16xInt32(a, splat(n)) }
+@_transparent private func shl(_ a: V16, _ n: UInt32) -> V16 { Builtin.shl_Vec16xInt32(a, splat(n)) }
+/// A rotation of every lane (one vprord).
+@_transparent private func rotr(_ a: V16, _ n: UInt32) -> V16 { or(shr(a, n), shl(a, 32 &- n)) }
+/// Ch(e, f, g) = (e & f) | (~e & g): one vpternlogd (truth table 0xCA). The immediate is written
+/// in each call because the intrinsic needs a constant even in debug builds.
+@_transparent private func choose(_ e: V16, _ f: V16, _ g: V16) -> V16 {
+    Builtin.int_x86_avx512_pternlog_d_512(e, f, g, Int32(0xCA)._value)
+}
+/// Maj(a, b, c): one vpternlogd (truth table 0xE8).
+@_transparent private func majority(_ a: V16, _ b: V16, _ c: V16) -> V16 {
+    Builtin.int_x86_avx512_pternlog_d_512(a, b, c, Int32(0xE8)._value)
+}
+
+@_transparent private func load(_ p: UnsafeRawPointer, _ offset: Int) -> V16 {
+    unsafeBitCast(p.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self), to: V16.self)
+}
+@_transparent private func store(_ v: V16, _ p: UnsafeMutableRawPointer, _ offset: Int) {
+    p.storeBytes(of: unsafeBitCast(v, to: SIMD16<UInt32>.self), toByteOffset: offset, as: SIMD16<UInt32>.self)
+}
+
+/// The eight working variables, one message per lane.
+private struct Lanes16 {
+    var a, b, c, d, e, f, g, h: V16
+
+    /// One round with W[t] + K[t] in `wk`; the caller rotates the roles of the variables.
+    @_transparent
+    static func round(_ a: V16, _ b: V16, _ c: V16, _ d: inout V16, _ e: V16, _ f: V16, _ g: V16, _ h: inout V16, _ wk: V16) {
+        let s1 = xor(xor(rotr(e, 6), rotr(e, 11)), rotr(e, 25))
+        let ch = choose(e, f, g)
+        let t1 = add(add(add(h, wk), ch), s1)
+        let s0 = xor(xor(rotr(a, 2), rotr(a, 13)), rotr(a, 22))
+        let maj = majority(a, b, c)
+        d = add(d, t1)
+        h = add(add(t1, maj), s0)
+    }
+
+    /// Round t of a block, `i` = t % 8 picking the roles of the variables.
+    @_transparent
+    mutating func round(_ i: Int, _ wk: V16) {
+        switch i {
+        case 0: Lanes16.round(a, b, c, &d, e, f, g, &h, wk)
+        case 1: Lanes16.round(h, a, b, &c, d, e, f, &g, wk)
+        case 2: Lanes16.round(g, h, a, &b, c, d, e, &f, wk)
+        case 3: Lanes16.round(f, g, h, &a, b, c, d, &e, wk)
+        case 4: Lanes16.round(e, f, g, &h, a, b, c, &d, wk)
+        case 5: Lanes16.round(d, e, f, &g, h, a, b, &c, wk)
+        case 6: Lanes16.round(c, d, e, &f, g, h, a, &b, wk)
+        default: Lanes16.round(b, c, d, &e, f, g, h, &a, wk)
+        }
+    }
+
+    /// The feed-forward: every variable plus the block's starting value.
+    @_transparent
+    mutating func feedForward(_ y: Lanes16) {
+        a = sum(a, y.a); b = sum(b, y.b); c = sum(c, y.c); d = sum(d, y.d)
+        e = sum(e, y.e); f = sum(f, y.f); g = sum(g, y.g); h = sum(h, y.h)
+    }
+}
+
+extension Lanes16 {
+    /// Lanes `16 group ..< 16 group + 16` of the states (word w of lane l at `states[l][w]`).
+    @_transparent
+    init(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ group: Int) {
+        @_transparent func word(_ w: Int) -> V16 {
+            var x = SIMD16<UInt32>()
+            var l = 0
+            while l < 16 { x[l] = states[16 &* group &+ l][w]; l &+= 1 }
+            return unsafeBitCast(x, to: V16.self)
+        }
+        self.init(a: word(0), b: word(1), c: word(2), d: word(3), e: word(4), f: word(5), g: word(6), h: word(7))
+    }
+
+    /// Stores the variables back to lanes `16 group ..< 16 group + 16` of the states.
+    @_transparent
+    func store(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ group: Int) {
+        @_transparent func word(_ v: V16, _ w: Int) {
+            let x = unsafeBitCast(v, to: SIMD16<UInt32>.self)
+            var l = 0
+            while l < 16 { states[16 &* group &+ l][w] = x[l]; l &+= 1 }
+        }
+        word(a, 0); word(b, 1); word(c, 2); word(d, 3); word(e, 4); word(f, 5); word(g, 6); word(h, 7)
+    }
+}
+
+/// σ0 of every lane: rotr 7 ^ rotr 18 ^ shr 3.
+@_transparent private func smallSigma0(_ x: V16) -> V16 { xor(xor(rotr(x, 7), rotr(x, 18)), shr(x, 3)) }
+/// σ1 of every lane: rotr 17 ^ rotr 19 ^ shr 10.
+@_transparent private func smallSigma1(_ x: V16) -> V16 { xor(xor(rotr(x, 17), rotr(x, 19)), shr(x, 10)) }
+
+/// W[t] from the sixteen before it, into the group's table.
+@_transparent private func schedule(_ table: UnsafeMutableRawPointer, _ t: Int) {
+    let w = add(add(smallSigma1(load(table, 64 &* (t &- 2))), load(table, 64 &* (t &- 7))),
+                add(smallSigma0(load(table, 64 &* (t &- 15))), load(table, 64 &* (t &- 16))))
+    store(w, table, 64 &* t)
+}
+
+/// The shared body of the 16- and 32-lane kernels: `two` (a constant in each caller) adds the second
+/// group of sixteen lanes, whose rounds interleave with the first group's. Written with `while` loops
+/// and no closures so that debug builds (tests) stay usable.
+@inline(__always)
+private func sha256LanesAVX512(_ two: Bool, _ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                               _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
+    guard n > 0 else { return }
+    let lanes = two ? 32 : 16
+    var s = Lanes16(states, 0)
+    var r = two ? Lanes16(states, 1) : s
+    let words = table.assumingMemoryBound(to: UInt32.self)
+    let table2 = table + 4096
+    @_transparent func wk(_ tb: UnsafeMutableRawPointer, _ t: Int) -> V16 { add(load(tb, 64 &* t), splat(k[t])) }
+    var block = 0
+    while block < n {
+        // Transpose: word t of lane l (group l / 16) to table[1024 (l / 16) + 16t + l % 16].
+        var l = 0
+        while l < lanes {
+            let q = data[l] + block &* strides[l]
+            let base = 1024 &* (l &>> 4) &+ (l & 15)
+            var t = 0
+            while t < 16 {
+                words[base &+ 16 &* t] = UInt32(bigEndian: q.loadUnaligned(fromByteOffset: 4 &* t, as: UInt32.self))
+                t &+= 1
+            }
+            l &+= 1
+        }
+        let start = s, start2 = r
+        // Rounds t ..< t + 8, their W + K loaded first (see the file comment): all eight for one
+        // group, four at a time for two (fewer registers); while t < 48 the schedule of
+        // W[t + 16 ..< t + 24] between them.
+        var t = 0
+        while t < 64 {
+            let more = t < 48
+            if two {
+                var i = 0
+                while i < 8 {
+                    let w0 = wk(table, t &+ i), w1 = wk(table, t &+ i &+ 1), w2 = wk(table, t &+ i &+ 2), w3 = wk(table, t &+ i &+ 3)
+                    let v0 = wk(table2, t &+ i), v1 = wk(table2, t &+ i &+ 1), v2 = wk(table2, t &+ i &+ 2), v3 = wk(table2, t &+ i &+ 3)
+                    s.round(i, w0); r.round(i, v0)
+                    if more { schedule(table, t &+ 16 &+ i); schedule(table2, t &+ 16 &+ i) }
+                    s.round(i &+ 1, w1); r.round(i &+ 1, v1)
+                    if more { schedule(table, t &+ 17 &+ i); schedule(table2, t &+ 17 &+ i) }
+                    s.round(i &+ 2, w2); r.round(i &+ 2, v2)
+                    if more { schedule(table, t &+ 18 &+ i); schedule(table2, t &+ 18 &+ i) }
+                    s.round(i &+ 3, w3); r.round(i &+ 3, v3)
+                    if more { schedule(table, t &+ 19 &+ i); schedule(table2, t &+ 19 &+ i) }
+                    i &+= 4
+                }
+            } else {
+                let w0 = wk(table, t), w1 = wk(table, t &+ 1), w2 = wk(table, t &+ 2), w3 = wk(table, t &+ 3)
+                let w4 = wk(table, t &+ 4), w5 = wk(table, t &+ 5), w6 = wk(table, t &+ 6), w7 = wk(table, t &+ 7)
+                s.round(0, w0)
+                if more { schedule(table, t &+ 16); schedule(table, t &+ 17) }
+                s.round(1, w1); s.round(2, w2)
+                if more { schedule(table, t &+ 18); schedule(table, t &+ 19) }
+                s.round(3, w3); s.round(4, w4)
+                if more { schedule(table, t &+ 20); schedule(table, t &+ 21) }
+                s.round(5, w5); s.round(6, w6)
+                if more { schedule(table, t &+ 22); schedule(table, t &+ 23) }
+                s.round(7, w7)
+            }
+            t &+= 8
+        }
+        s.feedForward(start)
+        if two { r.feedForward(start2) }
+        block &+= 1
+    }
+    s.store(states, 0)
+    if two { r.store(states, 1) }
+}
+
+/// Compresses `n` 64-byte blocks on each of sixteen lanes: lane l's state is the eight words at
+/// `states[l]`, its blocks start at `data[l]`, `strides[l]` bytes apart (0 for an idle lane that
+/// repeats one scratch block, else 64). `k` points to the 64 round constants. `table` is 4 KiB of
+/// scratch (64-byte aligned) for the transposed message schedule, which the caller wipes.
+@inline(never)
+public func sha256Lanes16AVX512(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
+    sha256LanesAVX512(false, states, data, strides, n, k, table)
+}
+
+/// ``sha256Lanes16AVX512(_:_:_:_:_:_:)`` on thirty-two lanes (two groups of sixteen, interleaved);
+/// `table` is 8 KiB.
+@inline(never)
+public func sha256Lanes32AVX512(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
+    sha256LanesAVX512(true, states, data, strides, n, k, table)
+}
+
+#endif
