@@ -126,6 +126,14 @@ let package = Package(
             path: "Sources/RampartAccelVAES",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+vaes", "+vpclmulqdq", "+pclmul", "+aes", "+ssse3", "+sse4.1"])
         ),
+        // AES-IGE of sixteen messages at once with VAES on 512-bit registers (MTProto's batch encryption
+        // on processors with full-width 512-bit units): its own tier, opt-in by detection
+        // (`Kernels.igeLanes`), so that the 256-bit VAES tier stays free of AVX-512 instructions.
+        .target(
+            name: "RampartAccelVAES512",
+            path: "Sources/RampartAccelVAES512",
+            swiftSettings: kernelFlags(["+avx", "+avx2", "+aes", "+vaes", "+ssse3", "+sse4.1", "+avx512f", "+avx512vl"])
+        ),
         // Constant-time modular exponentiation with AVX-512 IFMA in radix 2^52 (1024- and 2048-bit
         // moduli; RSA-CRT halves in pairs): its own tier, opt-in by detection (`Kernels.modexpIFMA`).
         // 256-bit registers only.
@@ -146,7 +154,7 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX512Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES", "RampartAccelIFMA",
+                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX512Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport"],
             path: "Sources/Rampart"
         ),

@@ -109,8 +109,10 @@ enum IGELanesKernel {
     static let name: String? = nil
     static func supported(_ f: CPUFeatures) -> Bool { false }
     static let lanes = 1
+    static let scratchBytes = 0
     static func encrypt(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rounds: Int, _ ivs: UnsafePointer<UnsafeMutableRawPointer>,
-                        _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int) {
+                        _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int,
+                        _ scratch: UnsafeMutableRawPointer) {
         preconditionFailure("unreachable: Kernels.igeLanes is inactive on this architecture")
     }
 }

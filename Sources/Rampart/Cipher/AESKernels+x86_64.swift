@@ -4,6 +4,7 @@
 
 internal import RampartAccelAESNI
 internal import RampartAccelVAES
+internal import RampartAccelVAES512
 internal import RampartAccelAESSHA
 
 enum AESKernel {
@@ -130,18 +131,34 @@ enum GHASHWideKernel {
     }
 }
 
-/// IGE encryption of eight independent messages at once (multi-buffer, ``MultiBuffer``): AES-NI, one
-/// round of every lane per step so that the two AES units stay busy.
+/// IGE encryption of several independent messages at once (multi-buffer, ``MultiBuffer``). On
+/// processors with full-width 512-bit units (Zen 5), sixteen messages, four per 512-bit register, with
+/// VAES (`vaes512-x16`, RampartAccelVAES512); elsewhere eight with AES-NI, one round of every lane per
+/// step so that the two AES units stay busy (`aes-ni-x8`).
 enum IGELanesKernel {
-    static let name: String? = "aes-ni-x8"
+    /// Whether the 512-bit VAES kernel runs here.
+    static let wide: Bool = {
+        let f = CPU.features
+        return f.vaes && f.avx512vl && f.aes && CPU.fullWidthAVX512
+    }()
+    static let name: String? = wide ? "vaes512-x16" : "aes-ni-x8"
     static func supported(_ f: CPUFeatures) -> Bool { f.aes && f.ssse3 && f.sse41 }
-    static let lanes = 8
+    static let lanes = wide ? 16 : 8
+    /// Scratch bytes `encrypt` needs (the wide kernel's interleaved key schedules; key material, which
+    /// the caller wipes).
+    static let scratchBytes = wide ? 64 * 15 * 4 : 0
 
-    /// `n` blocks of each of eight lanes (schedules, 32-byte IVs, in-place data, byte strides).
+    /// `n` blocks of each of `lanes` lanes (schedules, 32-byte IVs, in-place data, byte strides);
+    /// `scratch` is `scratchBytes` bytes, 64-byte aligned.
     @inline(__always)
     static func encrypt(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rounds: Int, _ ivs: UnsafePointer<UnsafeMutableRawPointer>,
-                        _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int) {
-        aesniIGEEncrypt8(schedules, rounds, ivs, data, strides, n)
+                        _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int,
+                        _ scratch: UnsafeMutableRawPointer) {
+        if wide {
+            vaesIGEEncrypt16(schedules, rounds, ivs, data, strides, n, scratch)
+        } else {
+            aesniIGEEncrypt8(schedules, rounds, ivs, data, strides, n)
+        }
     }
 }
 

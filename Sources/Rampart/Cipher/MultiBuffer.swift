@@ -4,7 +4,7 @@
 // Every IGE block depends on the one before, so one message leaves the AES units idle between
 // dependent instructions (Docs/Architecture.md §6.6). With several messages in hand (a server pushing
 // updates to many clients) the chains of different messages are independent: a lane kernel steps
-// eight IGE chains together. This file is the scheduler that feeds the lanes: each lane takes the
+// eight IGE chains together (sixteen with 512-bit VAES on processors with full-width 512-bit units). This file is the scheduler that feeds the lanes: each lane takes the
 // next job when its job ends, and a lane with nothing left runs on a scratch block (stride 0) until
 // the others finish, as Intel's multi-buffer job managers do. SHA-256 jobs run 32 or 16 lanes at a time
 // on processors with full-width 512-bit units (Zen 5), eight at a time where the SHA extensions are
@@ -132,14 +132,15 @@ package enum MultiBuffer {
             }
             return
         }
-        let lanes = IGELanesKernel.lanes
+        let lanes = IGELanesKernel.lanes, scratchBytes = IGELanesKernel.scratchBytes
         // Each job's encryption schedule (the kernel's expansion also writes the decryption keys,
-        // which go unused), 512 bytes apiece; an idle lane's scratch block and schedule after them.
-        withUnsafeTemporaryAllocation(byteCount: 512 * (jobs.count + 1) + 64, alignment: 16) { area in
+        // which go unused), 512 bytes apiece; an idle lane's scratch block and schedule after them;
+        // then the kernel's scratch (the wide kernel's interleaved schedules).
+        withUnsafeTemporaryAllocation(byteCount: 512 * (jobs.count + 1) + 64 + scratchBytes, alignment: 64) { area in
             let base = area.baseAddress!
             var rounds = 0
             for (i, j) in jobs.enumerated() { rounds = AESKernel.expandKey(j.key, 32, base + 512 * i, base + 512 * i + 256) }
-            let idleSchedule = base + 512 * jobs.count, idle = idleSchedule + 512
+            let idleSchedule = base + 512 * jobs.count, idle = idleSchedule + 512, scratch = idle + 64
             idleSchedule.initializeMemory(as: UInt8.self, repeating: 0, count: 512 + 64)
             withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: lanes) { schedules in
                 withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer.self, capacity: lanes) { ivs in
@@ -152,7 +153,7 @@ package enum MultiBuffer {
                             ivs[l] = j >= 0 ? jobs[j].iv : idle + 16
                         }
                         IGELanesKernel.encrypt(UnsafePointer(schedules.baseAddress!), rounds, UnsafePointer(ivs.baseAddress!), data,
-                                               strides, n)
+                                               strides, n, scratch)
                     }
                 }
             }
