@@ -75,6 +75,14 @@ public func aesniExpandKey(_ key: UnsafeRawPointer, _ keyLength: Int,
     return rounds
 }
 
+/// The AES-256 encryption schedule alone (15 round keys, 240 bytes at `enc`) for callers that only
+/// encrypt (the multi-buffer IGE kernels). Returns 14, the number of rounds.
+@inline(never)
+public func aesniExpandKey256Encrypt(_ key: UnsafeRawPointer, _ enc: UnsafeMutableRawPointer) -> Int {
+    expandKey256(key, enc)
+    return 14
+}
+
 /// The AES-256 encryption schedule (15 round keys) at `enc`, two round keys per aeskeygenassist pair
 /// (the FIPS-197 recurrence on whole 128-bit vectors, as in Intel's AES-NI white paper) instead of
 /// word by word: about a quarter of the dependent steps. The key is secret; nothing branches on it.

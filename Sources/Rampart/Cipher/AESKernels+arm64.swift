@@ -107,6 +107,9 @@ enum IGELanesKernel {
     static let name: String? = nil
     static func supported(_ f: CPUFeatures) -> Bool { false }
     static let lanes = 1
+    static func expandKey256(_ key: UnsafeRawPointer, _ enc: UnsafeMutableRawPointer) -> Int {
+        preconditionFailure("unreachable: Kernels.igeLanes is inactive on this architecture")
+    }
     static let scratchBytes = 0
     static func encrypt(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rounds: Int, _ ivs: UnsafePointer<UnsafeMutableRawPointer>,
                         _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int,

@@ -4,9 +4,10 @@
 // Every IGE block depends on the one before, so one message leaves the AES units idle between
 // dependent instructions (Docs/Architecture.md §6.6). With several messages in hand (a server pushing
 // updates to many clients) the chains of different messages are independent: a lane kernel steps
-// eight IGE chains together (sixteen with 512-bit VAES on processors with full-width 512-bit units). This file is the scheduler that feeds the lanes: each lane takes the
-// next job when its job ends, and a lane with nothing left runs on a scratch block (stride 0) until
-// the others finish, as Intel's multi-buffer job managers do. SHA-256 jobs run 32 or 16 lanes at a time
+// eight IGE chains together (sixteen with 512-bit VAES on processors with full-width 512-bit units).
+// This file is the scheduler that feeds the lanes: each lane takes the next job when its job ends,
+// and a lane with nothing left runs on a scratch block (stride 0) until the others finish, as Intel's
+// multi-buffer job managers do. SHA-256 jobs run 32 or 16 lanes at a time
 // on processors with full-width 512-bit units (Zen 5), eight at a time where the SHA extensions are
 // absent, two at a time (their SHA-NI chains alternating) on other AMD processors with them, and one
 // by one on Intel processors with them (see ``MultiBuffer/sha256(_:backend:laneKernel:)``).
@@ -133,15 +134,14 @@ package enum MultiBuffer {
             return
         }
         let lanes = IGELanesKernel.lanes, scratchBytes = IGELanesKernel.scratchBytes
-        // Each job's encryption schedule (the kernel's expansion also writes the decryption keys,
-        // which go unused), 512 bytes apiece; an idle lane's scratch block and schedule after them;
-        // then the kernel's scratch (the wide kernel's interleaved schedules).
-        withUnsafeTemporaryAllocation(byteCount: 512 * (jobs.count + 1) + 64 + scratchBytes, alignment: 64) { area in
+        // Each job's encryption schedule, 256 bytes apiece; an idle lane's scratch block and schedule
+        // after them; then the kernel's scratch (the wide kernel's interleaved schedules).
+        withUnsafeTemporaryAllocation(byteCount: 256 * (jobs.count + 1) + 64 + scratchBytes, alignment: 64) { area in
             let base = area.baseAddress!
             var rounds = 0
-            for (i, j) in jobs.enumerated() { rounds = AESKernel.expandKey(j.key, 32, base + 512 * i, base + 512 * i + 256) }
-            let idleSchedule = base + 512 * jobs.count, idle = idleSchedule + 512, scratch = idle + 64
-            idleSchedule.initializeMemory(as: UInt8.self, repeating: 0, count: 512 + 64)
+            for (i, j) in jobs.enumerated() { rounds = IGELanesKernel.expandKey256(j.key, base + 256 * i) }
+            let idleSchedule = base + 256 * jobs.count, idle = idleSchedule + 256, scratch = idle + 64
+            idleSchedule.initializeMemory(as: UInt8.self, repeating: 0, count: 256 + 64)
             withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: lanes) { schedules in
                 withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer.self, capacity: lanes) { ivs in
                     schedule(lanes: lanes, jobCount: jobs.count, blockBytes: 16, idle: idle,
@@ -149,7 +149,7 @@ package enum MultiBuffer {
                     ) { job, data, strides, n in
                         for l in 0..<lanes {
                             let j = job[l]
-                            schedules[l] = UnsafeRawPointer(j >= 0 ? base + 512 * j : idleSchedule)
+                            schedules[l] = UnsafeRawPointer(j >= 0 ? base + 256 * j : idleSchedule)
                             ivs[l] = j >= 0 ? jobs[j].iv : idle + 16
                         }
                         IGELanesKernel.encrypt(UnsafePointer(schedules.baseAddress!), rounds, UnsafePointer(ivs.baseAddress!), data,

@@ -144,10 +144,16 @@ public struct SymmetricKey: Sendable, Equatable {
 }
 
 /// Fills a buffer from a random number generator, 8 bytes per draw (little-endian; the last draw
-/// truncated), the same bytes on every platform for a seeded generator. Shared by the package's
-/// modules.
+/// truncated), the same bytes on every platform for a seeded generator; ``SecureRandom`` fills the
+/// whole buffer in one call. Shared by the package's modules.
 @usableFromInline
 package func fillRandom<R: RandomNumberGenerator>(_ buffer: UnsafeMutableRawBufferPointer, using rng: inout R) {
+    // The library's own generator fills whole buffers in one call (a thread-local lookup per call,
+    // not per eight bytes).
+    if R.self == SecureRandom.self {
+        SecureRandom.fill(buffer)
+        return
+    }
     var i = 0
     let n = buffer.count
     while i < n {

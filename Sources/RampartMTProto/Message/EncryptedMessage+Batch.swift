@@ -99,8 +99,7 @@ extension EncryptedMessage {
         defer {
             secureZero(scratch)
             scratch.deallocate()
-            // Ciphertext only by now (IGE overwrote every plaintext byte in place); zeroed anyway.
-            secureZero(UnsafeMutableRawBufferPointer(start: packets, count: offsets[count]))
+            // Ciphertext only by now: IGE overwrote every plaintext byte in place.
             packets.deallocate()
         }
         let s = scratch.baseAddress!
@@ -114,6 +113,9 @@ extension EncryptedMessage {
         @inline(__always) func keyIV(_ i: Int) -> UnsafeMutableRawPointer { first(i) + 352 }
         @inline(__always) func plain(_ i: Int) -> UnsafeMutableRawPointer { packets + offsets[i] + 24 }
         let initial = MultiBuffer.sha256InitialState
+        // Each item is read once (below): its key's bytes and its direction are kept for the KDF.
+        var keys = [UnsafeRawPointer?](repeating: nil, count: count), keyIds = [UInt64](repeating: 0, count: count)
+        var xs = [Int](repeating: 0, count: count)
 
         // Plaintexts, and the msg_key jobs: SHA-256(auth_key[88+x ..< 120+x] ‖ plaintext) as block 0
         // (the 32 key bytes and the first 32 plaintext bytes), the whole blocks after it in place, and
@@ -131,6 +133,9 @@ extension EncryptedMessage {
                 fillRandom(UnsafeMutableRawBufferPointer(start: pt + 32 + bodyLength, count: pads[i]), using: &rng)
 
                 let x = item.direction.x
+                keys[i] = item.authKey.pointer(0)
+                keyIds[i] = item.authKey.id
+                xs[i] = x
                 first(i).copyMemory(from: item.authKey.pointer(88 + x), byteCount: 32)
                 (first(i) + 32).copyMemory(from: pt, byteCount: 32)
                 let middle = (plainLength - 32) / 64, rest = (plainLength - 32) % 64
@@ -149,15 +154,15 @@ extension EncryptedMessage {
             // auth_key_id, msg_key (msg_key_large[8..<24]) and the KDF jobs:
             // SHA-256(msg_key ‖ auth_key[x ..< x+36]) and SHA-256(auth_key[40+x ..< 76+x] ‖ msg_key),
             // 52 bytes each, one padded block.
-            for (i, item) in items.enumerated() {
-                let packet = plain(i) - 24, large = state(i, 0), x = item.direction.x
-                packet.storeLE64(item.authKey.id, 0)
+            for i in 0..<count {
+                let packet = plain(i) - 24, large = state(i, 0), x = xs[i], key = keys[i]!
+                packet.storeLE64(keyIds[i], 0)
                 for w in 0..<4 { packet.storeBE32(large[2 + w], 8 + 4 * w) }
                 let a = kdfA(i), b = kdfB(i)
                 a.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
                 a.copyMemory(from: packet + 8, byteCount: 16)
-                (a + 16).copyMemory(from: item.authKey.pointer(x), byteCount: 36)
-                b.copyMemory(from: item.authKey.pointer(40 + x), byteCount: 36)
+                (a + 16).copyMemory(from: key + x, byteCount: 36)
+                b.copyMemory(from: key + 40 + x, byteCount: 36)
                 (b + 36).copyMemory(from: packet + 8, byteCount: 16)
                 a.storeBytes(of: 0x80, toByteOffset: 52, as: UInt8.self)
                 a.storeBE64(52 * 8, 56)
