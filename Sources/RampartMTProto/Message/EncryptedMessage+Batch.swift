@@ -70,11 +70,13 @@ extension EncryptedMessage {
         -> [(packet: [UInt8], quickAck: UInt32)] {
         var out: [(packet: [UInt8], quickAck: UInt32)] = []
         out.reserveCapacity(items.count)
-        var start = 0
-        while start < items.count {
-            let end = min(items.count, start + batchChunk)
-            sealChunk(items[start..<end], into: &out, backend: backend, using: &rng)
-            start = end
+        items.withUnsafeBufferPointer { all in
+            var start = 0
+            while start < all.count {
+                let end = min(all.count, start + batchChunk)
+                sealChunk(UnsafeBufferPointer(rebasing: all[start..<end]), into: &out, backend: backend, using: &rng)
+                start = end
+            }
         }
         return out
     }
@@ -84,16 +86,27 @@ extension EncryptedMessage {
     private static let scratchBytes = 512
 
     /// Encrypts `items` (already checked) and appends their packets to `out`.
-    private static func sealChunk<R: RandomNumberGenerator>(_ items: ArraySlice<BatchItem>, into out: inout [(packet: [UInt8], quickAck: UInt32)],
+    /// The items are read in place (`items[i].body`, not copies of the items: no reference counting
+    /// per item and pass).
+    private static func sealChunk<R: RandomNumberGenerator>(_ items: UnsafeBufferPointer<BatchItem>, into out: inout [(packet: [UInt8], quickAck: UInt32)],
                                                            backend: Backend, using rng: inout R) {
         let count = items.count
         // Plaintext lengths first (padding lengths drawn in item order), then one buffer for all packets.
         var offsets = [Int](repeating: 0, count: count + 1)
         var pads = [Int](repeating: 0, count: count)
-        for (i, item) in items.enumerated() {
-            pads[i] = item.padding.paddingLength(bodyLength: item.body.count, using: &rng)
-            offsets[i + 1] = offsets[i] + 24 + 32 + item.body.count + pads[i]
+        for i in 0..<count {
+            let bodyLength = items[i].body.count
+            pads[i] = items[i].padding.paddingLength(bodyLength: bodyLength, using: &rng)
+            offsets[i + 1] = offsets[i] + 24 + 32 + bodyLength + pads[i]
         }
+        // The library's generator has no sequence to keep: every padding byte of the chunk in one call.
+        let bulk = R.self == SecureRandom.self
+        let bulkPadding = UnsafeMutableRawBufferPointer.allocate(byteCount: bulk ? pads.reduce(0, +) : 0, alignment: 16)
+        defer {
+            secureZero(bulkPadding)
+            bulkPadding.deallocate()
+        }
+        if bulk { SecureRandom.fill(bulkPadding) }
         let packets = UnsafeMutableRawPointer.allocate(byteCount: max(offsets[count], 1), alignment: 16)
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: scratchBytes * count, alignment: 16)
         defer {
@@ -121,22 +134,29 @@ extension EncryptedMessage {
         // (the 32 key bytes and the first 32 plaintext bytes), the whole blocks after it in place, and
         // one padded final block (the plaintext is a multiple of 16 bytes, so at most 48 are left).
         withUnsafeTemporaryAllocation(of: MultiBuffer.SHA256Job.self, capacity: 2 * count) { jobs in
-            for (i, item) in items.enumerated() {
-                let pt = plain(i), bodyLength = item.body.count, plainLength = 32 + bodyLength + pads[i]
-                let h = item.header
+            var padStart = 0
+            for i in 0..<count {
+                let pt = plain(i), bodyLength = items[i].body.count, plainLength = 32 + bodyLength + pads[i]
+                let h = items[i].header
                 pt.storeLE64(UInt64(bitPattern: h.salt), 0)
                 pt.storeLE64(UInt64(bitPattern: h.sessionId), 8)
                 pt.storeLE64(UInt64(bitPattern: h.msgId), 16)
                 pt.storeLE32(UInt32(bitPattern: h.seqNo), 24)
                 pt.storeLE32(UInt32(truncatingIfNeeded: bodyLength), 28)
-                item.body.withUnsafeBytes { b in if bodyLength > 0 { (pt + 32).copyMemory(from: b.baseAddress!, byteCount: bodyLength) } }
-                fillRandom(UnsafeMutableRawBufferPointer(start: pt + 32 + bodyLength, count: pads[i]), using: &rng)
+                items[i].body.withUnsafeBytes { b in if bodyLength > 0 { (pt + 32).copyMemory(from: b.baseAddress!, byteCount: bodyLength) } }
+                let padding = UnsafeMutableRawBufferPointer(start: pt + 32 + bodyLength, count: pads[i])
+                if bulk {
+                    padding.copyMemory(from: UnsafeRawBufferPointer(rebasing: bulkPadding[padStart..<padStart + pads[i]]))
+                    padStart += pads[i]
+                } else {
+                    fillRandom(padding, using: &rng)
+                }
 
-                let x = item.direction.x
-                keys[i] = item.authKey.pointer(0)
-                keyIds[i] = item.authKey.id
+                let x = items[i].direction.x, key = items[i].authKey.pointer(0)
+                keys[i] = key
+                keyIds[i] = items[i].authKey.id
                 xs[i] = x
-                first(i).copyMemory(from: item.authKey.pointer(88 + x), byteCount: 32)
+                first(i).copyMemory(from: key + 88 + x, byteCount: 32)
                 (first(i) + 32).copyMemory(from: pt, byteCount: 32)
                 let middle = (plainLength - 32) / 64, rest = (plainLength - 32) % 64
                 let t = tail(i)
