@@ -96,28 +96,49 @@ private struct Lanes16 {
 }
 
 extension Lanes16 {
-    /// Lanes `16 group ..< 16 group + 16` of the states (word w of lane l at `states[l][w]`).
+    /// Lanes `16 group ..< 16 group + 16` of the states (word w of lane l at `states[l][w]`): row j
+    /// holds the eight words of lanes j and j + 8 (one 256-bit load each), and an 8 × 8 transposition
+    /// in both 256-bit halves at once (the last three stages of `transpose`) makes row w word w of
+    /// every lane.
     @_transparent
-    init(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ group: Int) {
-        @_transparent func word(_ w: Int) -> V16 {
-            var x = SIMD16<UInt32>()
-            var l = 0
-            while l < 16 { x[l] = states[16 &* group &+ l][w]; l &+= 1 }
-            return unsafeBitCast(x, to: V16.self)
+    init(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ group: Int, _ idx: TransposeIndices) {
+        @_transparent func row(_ j: Int) -> V16 {
+            let lo = UnsafeRawPointer(states[16 &* group &+ j]).loadUnaligned(as: SIMD8<UInt32>.self)
+            let hi = UnsafeRawPointer(states[16 &* group &+ j &+ 8]).loadUnaligned(as: SIMD8<UInt32>.self)
+            return unsafeBitCast(SIMD16(lowHalf: lo, highHalf: hi), to: V16.self)
         }
-        self.init(a: word(0), b: word(1), c: word(2), d: word(3), e: word(4), f: word(5), g: word(6), h: word(7))
+        var r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7)
+        transpose8(&r0, &r1, &r2, &r3, &r4, &r5, &r6, &r7, idx)
+        self.init(a: r0, b: r1, c: r2, d: r3, e: r4, f: r5, g: r6, h: r7)
     }
 
-    /// Stores the variables back to lanes `16 group ..< 16 group + 16` of the states.
+    /// Stores the variables back to lanes `16 group ..< 16 group + 16` of the states (the inverse of
+    /// the loading transposition: the same transposition).
     @_transparent
-    func store(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ group: Int) {
-        @_transparent func word(_ v: V16, _ w: Int) {
+    func store(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ group: Int, _ idx: TransposeIndices) {
+        var r0 = a, r1 = b, r2 = c, r3 = d, r4 = e, r5 = f, r6 = g, r7 = h
+        transpose8(&r0, &r1, &r2, &r3, &r4, &r5, &r6, &r7, idx)
+        @_transparent func row(_ v: V16, _ j: Int) {
             let x = unsafeBitCast(v, to: SIMD16<UInt32>.self)
-            var l = 0
-            while l < 16 { states[16 &* group &+ l][w] = x[l]; l &+= 1 }
+            UnsafeMutableRawPointer(states[16 &* group &+ j]).storeBytes(of: x.lowHalf, as: SIMD8<UInt32>.self)
+            UnsafeMutableRawPointer(states[16 &* group &+ j &+ 8]).storeBytes(of: x.highHalf, as: SIMD8<UInt32>.self)
         }
-        word(a, 0); word(b, 1); word(c, 2); word(d, 3); word(e, 4); word(f, 5); word(g, 6); word(h, 7)
+        row(r0, 0); row(r1, 1); row(r2, 2); row(r3, 3); row(r4, 4); row(r5, 5); row(r6, 6); row(r7, 7)
     }
+}
+
+/// Rows i and i + m swap their off-diagonal m × m blocks (one stage of `transpose`).
+@_transparent private func pair(_ a: inout V16, _ b: inout V16, _ lo: V16, _ hi: V16) {
+    let x = permute(a, lo, b), y = permute(a, hi, b)
+    a = x; b = y
+}
+
+/// An 8 × 8 transposition of 32-bit words in each 256-bit half of eight rows.
+@_transparent private func transpose8(_ r0: inout V16, _ r1: inout V16, _ r2: inout V16, _ r3: inout V16,
+                                      _ r4: inout V16, _ r5: inout V16, _ r6: inout V16, _ r7: inout V16, _ idx: TransposeIndices) {
+    pair(&r0, &r4, idx.lo4, idx.hi4); pair(&r1, &r5, idx.lo4, idx.hi4); pair(&r2, &r6, idx.lo4, idx.hi4); pair(&r3, &r7, idx.lo4, idx.hi4)
+    pair(&r0, &r2, idx.lo2, idx.hi2); pair(&r1, &r3, idx.lo2, idx.hi2); pair(&r4, &r6, idx.lo2, idx.hi2); pair(&r5, &r7, idx.lo2, idx.hi2)
+    pair(&r0, &r1, idx.lo1, idx.hi1); pair(&r2, &r3, idx.lo1, idx.hi1); pair(&r4, &r5, idx.lo1, idx.hi1); pair(&r6, &r7, idx.lo1, idx.hi1)
 }
 
 /// σ0 of every lane: rotr 7 ^ rotr 18 ^ shr 3.
@@ -174,10 +195,6 @@ private func transpose(_ tb: UnsafeMutableRawPointer, _ data: UnsafePointer<Unsa
     @_transparent func row(_ l: Int) -> V16 { load(data[first &+ l] + block &* strides[first &+ l], 0) }
     var r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3), r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7)
     var r8 = row(8), r9 = row(9), r10 = row(10), r11 = row(11), r12 = row(12), r13 = row(13), r14 = row(14), r15 = row(15)
-    @_transparent func pair(_ a: inout V16, _ b: inout V16, _ lo: V16, _ hi: V16) {
-        let x = permute(a, lo, b), y = permute(a, hi, b)
-        a = x; b = y
-    }
     pair(&r0, &r8, idx.lo8, idx.hi8); pair(&r1, &r9, idx.lo8, idx.hi8); pair(&r2, &r10, idx.lo8, idx.hi8); pair(&r3, &r11, idx.lo8, idx.hi8)
     pair(&r4, &r12, idx.lo8, idx.hi8); pair(&r5, &r13, idx.lo8, idx.hi8); pair(&r6, &r14, idx.lo8, idx.hi8); pair(&r7, &r15, idx.lo8, idx.hi8)
     pair(&r0, &r4, idx.lo4, idx.hi4); pair(&r1, &r5, idx.lo4, idx.hi4); pair(&r2, &r6, idx.lo4, idx.hi4); pair(&r3, &r7, idx.lo4, idx.hi4)
@@ -200,10 +217,10 @@ private func sha256LanesAVX512(_ two: Bool, _ states: UnsafePointer<UnsafeMutabl
                                _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
     guard n > 0 else { return }
     let lanes = two ? 32 : 16
-    var s = Lanes16(states, 0)
-    var r = two ? Lanes16(states, 1) : s
-    let table2 = table + 4096
     let idx = TransposeIndices()
+    var s = Lanes16(states, 0, idx)
+    var r = two ? Lanes16(states, 1, idx) : s
+    let table2 = table + 4096
     @_transparent func wk(_ tb: UnsafeMutableRawPointer, _ t: Int) -> V16 { add(load(tb, 64 &* t), splat(k[t])) }
     var block = 0
     while block < n {
@@ -250,8 +267,8 @@ private func sha256LanesAVX512(_ two: Bool, _ states: UnsafePointer<UnsafeMutabl
         if two { r.feedForward(start2) }
         block &+= 1
     }
-    s.store(states, 0)
-    if two { r.store(states, 1) }
+    s.store(states, 0, idx)
+    if two { r.store(states, 1, idx) }
 }
 
 /// Compresses `n` 64-byte blocks on each of sixteen lanes: lane l's state is the eight words at
