@@ -105,9 +105,9 @@ package func withContiguousBytes<C: Collection<UInt8>, R>(
 @usableFromInline @inline(__always) func ctBit(_ c: Bool) -> UInt64 { UInt64(unsafeBitCast(c, to: UInt8.self)) }
 
 /// The constant-time checker's hook (set only by `rampart-ctgrind`): marks memory as defined again.
-package enum CTGrind {
+@usableFromInline package enum CTGrind {
     /// Called with every declassified region; `nil` outside the checker.
-    nonisolated(unsafe) package static var declassifyHook: (@convention(c) (UnsafeRawPointer?, Int) -> Void)? = nil
+    @usableFromInline nonisolated(unsafe) package static var declassifyHook: (@convention(c) (UnsafeRawPointer?, Int) -> Void)? = nil
 }
 
 /// Declares `count` bytes at `p` public from here on (see the file comment). No effect outside the
@@ -117,8 +117,9 @@ package func declassify(_ p: UnsafeRawPointer, _ count: Int) {
     if let hook = CTGrind.declassifyHook { hook(p, count) }
 }
 
-/// `value`, declared public from here on (see the file comment).
-@usableFromInline @inline(__always)
+/// `value`, declared public from here on (see the file comment). Inlinable: the other modules call it
+/// per message, and unspecialized it cost a generic call each time.
+@inlinable @inline(__always)
 package func declassified<T: BitwiseCopyable>(_ value: T) -> T {
     guard let hook = CTGrind.declassifyHook else { return value }
     var v = value
