@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Constant time of the kernels valgrind cannot run, checked on the object code: valgrind (the ctgrind
 # check, Scripts/ctgrind.sh) does not implement AVX-512, so the AVX-512 IFMA exponentiation kernel
-# (RampartAccelIFMA) is checked here instead. For each secret-handling function of the kernel this
+# (RampartAccelIFMA) and the 512-bit multi-buffer kernels of MTProto's batch encryption (SHA-256 lanes
+# in RampartAccelAVX512, AES-IGE lanes in RampartAccelVAES512: auth keys and plaintexts pass through
+# them) are checked here instead. For each secret-handling function of the kernel this
 # disassembles the release binary, prints every conditional jump with the instruction that set its
 # flags, and fails when a function has more conditional jumps than the reviewed count below (a new
 # branch appeared: review it, see Docs/Architecture.md §6.11) or is missing.
@@ -13,7 +15,8 @@
 # masks are `sete` results passed through a value barrier, not jumps. In the exponentiation around
 # them (powerCT, powerCTPair, the window bits, the conversions, the final subtraction) every jump
 # tests a public value: limb, digit and window counts, bit positions, the workspace alignment,
-# overflow traps, the stack protector.
+# overflow traps, the stack protector. In the multi-buffer kernels every jump is a loop over public
+# counts: blocks, rounds, the 48 scheduled words, the lanes of the index-vector set-up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-$(swift build -c release --show-bin-path)/rampart-bench}
@@ -34,6 +37,10 @@ checks=(
     "RampartAccelIFMA010MontgomeryC0O10fromDigits:8"
     "RampartAccelIFMA010MontgomeryC0O7powerCT_:22"
     "RampartAccelIFMA010MontgomeryC0O11powerCTPair:20"
+    # Multi-buffer kernels (Docs/Architecture.md §6.6): loops over blocks, rounds and schedule words.
+    "RampartAccelAVX512013sha256Lanes32:26"
+    "RampartAccelAVX512013sha256Lanes16:14"
+    "RampartAccelVAES51216vaesIGEEncrypt16:8"
 )
 dis=$(mktemp)
 trap 'rm -f "$dis"' EXIT
