@@ -64,7 +64,11 @@ private typealias Pair4 = SIMD4<UInt64>
 /// Measured variants (1 MiB, ratio to OpenSSL's AVX2 code): Maj as b ^ ((a ^ b) & bc), one
 /// operation fewer but one longer chain from a: 0.86×; the form below: 0.88×; a separate
 /// d + (h + W+K) + Ch sum to shorten the chain from e: 0.74× (LLVM then needs more registers than
-/// x86 has).
+/// x86 has). On Zen 5 (2026-11-29, stand-alone loop, MB/s): the form below 1106–1124, the e-chain of
+/// four operations with h from the new d minus the old 1049, that with OpenSSL's Maj 1059, OpenSSL's
+/// Maj alone 1107–1125. The object code has about 28 instructions a round against OpenSSL's 24:
+/// LLVM recomputes b ^ c each round instead of carrying `bc`, and reloads the spilled table pointer
+/// before each W+K load.
 @inline(__always)
 private func round(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: inout UInt64,
                    _ e: UInt64, _ f: UInt64, _ g: UInt64, _ h: inout UInt64, _ wk: UInt64,
