@@ -31,7 +31,6 @@ typealias V16 = Builtin.Vec16xInt32
 
 @_transparent private func splat(_ n: UInt32) -> V16 { unsafeBitCast(SIMD16<UInt32>(repeating: n), to: V16.self) }
 @_transparent private func add(_ a: V16, _ b: V16) -> V16 { Builtin.add_Vec16xInt32(a, b) }
-@_transparent private func sum(_ a: V16, _ b: V16) -> V16 { Builtin.add_Vec16xInt32(a, b) }
 @_transparent private func xor(_ a: V16, _ b: V16) -> V16 { Builtin.xor_Vec16xInt32(a, b) }
 @_transparent private func and(_ a: V16, _ b: V16) -> V16 { Builtin.and_Vec16xInt32(a, b) }
 @_transparent private func or(_ a: V16, _ b: V16) -> V16 { Builtin.or_Vec16xInt32(a, b) }
@@ -90,8 +89,8 @@ private struct Lanes16 {
     /// The feed-forward: every variable plus the block's starting value.
     @_transparent
     mutating func feedForward(_ y: Lanes16) {
-        a = sum(a, y.a); b = sum(b, y.b); c = sum(c, y.c); d = sum(d, y.d)
-        e = sum(e, y.e); f = sum(f, y.f); g = sum(g, y.g); h = sum(h, y.h)
+        a = add(a, y.a); b = add(b, y.b); c = add(c, y.c); d = add(d, y.d)
+        e = add(e, y.e); f = add(f, y.f); g = add(g, y.g); h = add(h, y.h)
     }
 }
 
