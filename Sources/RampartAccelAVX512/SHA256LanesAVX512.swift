@@ -215,7 +215,6 @@ private func transpose(_ tb: UnsafeMutableRawPointer, _ data: UnsafePointer<Unsa
 private func sha256LanesAVX512(_ two: Bool, _ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
                                _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
     guard n > 0 else { return }
-    let lanes = two ? 32 : 16
     let idx = TransposeIndices()
     var s = Lanes16(states, 0, idx)
     var r = two ? Lanes16(states, 1, idx) : s

@@ -80,7 +80,7 @@ private struct Fe {
                                          _ t4: UInt64, _ t5: UInt64, _ t6: UInt64, _ t7: UInt64) -> Fe {
         let q0 = t4.multipliedFullWidth(by: 38), q1 = t5.multipliedFullWidth(by: 38)
         let q2 = t6.multipliedFullWidth(by: 38), q3 = t7.multipliedFullWidth(by: 38)
-        var (c, r0) = addWithCarry(noCarry, t0, q0.low)
+        let (c, r0) = addWithCarry(noCarry, t0, q0.low)
         var (c1, r1) = addWithCarry(c, t1, q1.low)
         var (c2, r2) = addWithCarry(c1, t2, q2.low)
         var (c3, r3) = addWithCarry(c2, t3, q3.low)
