@@ -66,16 +66,24 @@ private typealias Pair4 = SIMD4<UInt64>
 /// d + (h + W+K) + Ch sum to shorten the chain from e: 0.74× (LLVM then needs more registers than
 /// x86 has). On Zen 5 (2026-11-29, stand-alone loop, MB/s): the form below 1106–1124, the e-chain of
 /// four operations with h from the new d minus the old 1049, that with OpenSSL's Maj 1059, OpenSSL's
-/// Maj alone 1107–1125. The object code has about 28 instructions a round against OpenSSL's 24:
-/// LLVM recomputes b ^ c each round instead of carrying `bc`, and reloads the spilled table pointer
-/// before each W+K load. Later the same day: new e as one sum d + h + W+K + (e & f) + (~e & g) + Σ1
+/// Maj alone 1107–1125. The object code has 27 instructions a round against OpenSSL's 24: Maj as
+/// (a & bc) + (b & c) costs two more than OpenSSL's b ^ ((a ^ b) & bc) (the carried `bc`, the
+/// previous round's a ^ b, is computed where it is used), and LLVM reloads the spilled table
+/// pointer before each W+K load. Later the same day: new e as one sum d + h + W+K + (e & f) + (~e & g) + Σ1
 /// (LLVM's reassociation then adds Σ1 last, a chain of four) and new a as new e − d + (b & c) +
 /// (a & bc) + Σ0: 935–950 MB/s with 924 spill accesses, 1115–1140 (6.0–6.1 cycles a round, level with
 /// the form below at 1134–1137) once `-Xllvm -misched=ilpmin` removes the spills. With both chains
 /// at four and no spills the round still takes six cycles: issue and port pressure bind (about 27
 /// operations a round; this core retires three `rorx` a cycle and one-cycle ALU operations), not the
-/// dependency chains. Vector registers do not help a single stream here: Zen 5 takes two cycles for
-/// each dependent `vpaddq`, `vpternlogq` or `vprorq`, so a vector round's chain would be six cycles.
+/// dependency chains. Hand-written sequences of these rounds in a gcc inline-assembly loop (16
+/// rounds, W+K in L1) agree: OpenSSL's 24-instruction round 5.40–5.51 cycles, the form below as LLVM
+/// emits it without the table-pointer reload (26) 5.73–5.82, that with OpenSSL's Maj (24) 5.62, a
+/// four-operation e-chain (28) 6.20–6.27. This core sustains about 4.4–4.5 instructions a cycle on
+/// them whatever the chain length, so the instruction count decides, and OpenSSL's 24 is the floor
+/// for this formulation; LLVM emits 25–27 (with OpenSSL's Maj 25 in the rounds without schedule,
+/// but more spills where the schedule is interleaved). Vector registers do not help a single stream
+/// here: Zen 5 takes two cycles for each dependent `vpaddq`, `vpternlogq` or `vprorq`, so a vector
+/// round's chain would be six cycles.
 @inline(__always)
 private func round(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: inout UInt64,
                    _ e: UInt64, _ f: UInt64, _ g: UInt64, _ h: inout UInt64, _ wk: UInt64,
