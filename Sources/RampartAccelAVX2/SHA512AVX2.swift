@@ -75,8 +75,8 @@ private typealias Pair4 = SIMD4<UInt64>
 /// the form below at 1134–1137) once `-Xllvm -misched=ilpmin` removes the spills. With both chains
 /// at four and no spills the round still takes six cycles: issue and port pressure bind (about 27
 /// operations a round; this core retires three `rorx` a cycle and one-cycle ALU operations), not the
-/// dependency chains. Hand-written sequences of these rounds in a gcc inline-assembly loop (16
-/// rounds, W+K in L1) agree: OpenSSL's 24-instruction round 5.40–5.51 cycles, the form below as LLVM
+/// dependency chains. Hand-written sequences of these rounds in an inline-assembly loop (16 rounds,
+/// W+K in L1; `python3 Scripts/sha512-rounds.py`) agree: OpenSSL's 24-instruction round 5.40–5.51 cycles, the form below as LLVM
 /// emits it without the table-pointer reload (26) 5.73–5.82, that with OpenSSL's Maj (24) 5.62, a
 /// four-operation e-chain (28) 6.20–6.27. This core sustains about 4.4–4.5 instructions a cycle on
 /// them whatever the chain length, so the instruction count decides, and OpenSSL's 24 is the floor
