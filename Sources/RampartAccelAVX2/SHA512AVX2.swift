@@ -11,12 +11,12 @@
 // shuffle (vpshufb).
 //
 // The rounds are scalar (rorx: a rotate that leaves its source intact, so each Σ is three
-// independent rotations and two XORs; andn for Ch). They are bound by the four integer ALUs
-// (about 23 operations per round) and by two dependency chains: the formulas below keep each at
-// four operations per round (see `round`). The 64 schedule steps of rounds 16..79 are interleaved with
-// block A's rounds, so the vector unit works while the scalar round chain runs; block B's rounds
-// then read their half of the table. An odd final block is scheduled with itself as B and B's rounds
-// are skipped.
+// independent rotations and two XORs; andn for Ch). They are bound by instruction throughput (27
+// instructions a round as compiled), not by the two dependency chains (five operations from e to
+// e, four from a to a; see `round` for the measurements). The 64 schedule steps of rounds 16..79
+// are interleaved with block A's rounds, so the vector unit works while the scalar rounds run; block
+// B's rounds then read their half of the table. An odd final block is scheduled with itself as B
+// and B's rounds are skipped.
 
 import Swift
 
@@ -64,26 +64,20 @@ private typealias Pair4 = SIMD4<UInt64>
 /// Measured variants (1 MiB, ratio to OpenSSL's AVX2 code): Maj as b ^ ((a ^ b) & bc), one
 /// operation fewer but one longer chain from a: 0.86×; the form below: 0.88×; a separate
 /// d + (h + W+K) + Ch sum to shorten the chain from e: 0.74× (LLVM then needs more registers than
-/// x86 has). On Zen 5 (2026-11-29, stand-alone loop, MB/s): the form below 1106–1124, the e-chain of
-/// four operations with h from the new d minus the old 1049, that with OpenSSL's Maj 1059, OpenSSL's
-/// Maj alone 1107–1125. The object code has 27 instructions a round against OpenSSL's 24: Maj as
-/// (a & bc) + (b & c) costs two more than OpenSSL's b ^ ((a ^ b) & bc) (the carried `bc`, the
-/// previous round's a ^ b, is computed where it is used), and LLVM reloads the spilled table
-/// pointer before each W+K load. Later the same day: new e as one sum d + h + W+K + (e & f) + (~e & g) + Σ1
-/// (LLVM's reassociation then adds Σ1 last, a chain of four) and new a as new e − d + (b & c) +
-/// (a & bc) + Σ0: 935–950 MB/s with 924 spill accesses, 1115–1140 (6.0–6.1 cycles a round, level with
-/// the form below at 1134–1137) once `-Xllvm -misched=ilpmin` removes the spills. With both chains
-/// at four and no spills the round still takes six cycles: issue and port pressure bind (about 27
-/// operations a round; this core retires three `rorx` a cycle and one-cycle ALU operations), not the
-/// dependency chains. Hand-written sequences of these rounds in an inline-assembly loop (16 rounds,
-/// W+K in L1; `python3 Scripts/sha512-rounds.py`) agree: OpenSSL's 24-instruction round 5.40–5.51 cycles, the form below as LLVM
-/// emits it without the table-pointer reload (26) 5.73–5.82, that with OpenSSL's Maj (24) 5.62, a
-/// four-operation e-chain (28) 6.20–6.27. This core sustains about 4.4–4.5 instructions a cycle on
-/// them whatever the chain length, so the instruction count decides, and OpenSSL's 24 is the floor
-/// for this formulation; LLVM emits 25–27 (with OpenSSL's Maj 25 in the rounds without schedule,
-/// but more spills where the schedule is interleaved). Vector registers do not help a single stream
-/// here: Zen 5 takes two cycles for each dependent `vpaddq`, `vpternlogq` or `vprorq`, so a vector
-/// round's chain would be six cycles.
+/// x86 has).
+///
+/// On Zen 5 (2026-11-29) this core runs such rounds at about 4.5 instructions a cycle whatever the
+/// dependency chains, so the instruction count decides. `python3 Scripts/sha512-rounds.py` times
+/// hand-written sequences: OpenSSL's 24-instruction round 5.4–5.5 cycles, the form below as LLVM
+/// emits it (26 without the table-pointer reload) 5.7–5.8, with OpenSSL's Maj (24) 5.6, a chain of
+/// four from e to e (28) 6.2. LLVM emits 27 a round here (Maj as (a & bc) + (b & c) costs two more
+/// than b ^ ((a ^ b) & bc), and the spilled table pointer is reloaded before each W+K load): about
+/// 6.0 cycles, 1120–1140 MB/s in a stand-alone loop. Tried in that loop and no faster: OpenSSL's Maj
+/// (everywhere or in block B only: more spills where the schedule is interleaved); chains of four
+/// from e and from a (new e as one sum ending in Σ1, new a from new e − d), level once
+/// `-Xllvm -misched=ilpmin` removes the spills and 935–950 MB/s without it; `-mtune=znver3/4/5`;
+/// `freeze` to pin the association (InstCombine drops it). Vector rounds lose: each dependent
+/// `vpaddq`, `vpternlogq` or `vprorq` takes two cycles on Zen 5.
 @inline(__always)
 private func round(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: inout UInt64,
                    _ e: UInt64, _ f: UInt64, _ g: UInt64, _ h: inout UInt64, _ wk: UInt64,
