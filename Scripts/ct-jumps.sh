@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Constant time of the kernels valgrind cannot run, checked on the object code: valgrind (the ctgrind
 # check, Scripts/ctgrind.sh) does not implement AVX-512, so the AVX-512 IFMA exponentiation kernel
-# (RampartAccelIFMA) and the 512-bit multi-buffer kernels of MTProto's batch encryption (SHA-256 lanes
+# (RampartAccelIFMA), the IFMA Poly1305 kernel (same target: one-time keys and messages pass
+# through it) and the 512-bit multi-buffer kernels of MTProto's batch encryption (SHA-256 lanes
 # in RampartAccelAVX512, AES-IGE lanes in RampartAccelVAES512: auth keys and plaintexts pass through
 # them) are checked here instead. For each secret-handling function of the kernel this
 # disassembles the release binary, prints every conditional jump with the instruction that set its
@@ -37,6 +38,9 @@ checks=(
     "RampartAccelIFMA010MontgomeryC0O10fromDigits:8"
     "RampartAccelIFMA010MontgomeryC0O7powerCT_:22"
     "RampartAccelIFMA010MontgomeryC0O11powerCTPair:20"
+    # Poly1305 on IFMA: every jump tests the group count (two groups a step or one; the last step's
+    # per-lane powers); the key powers, the lanes and the carries are straight-line code.
+    "RampartAccelIFMA014poly1305BlocksC0:5"
     # Multi-buffer kernels (Docs/Architecture.md §6.6): loops over blocks, rounds and schedule words.
     "RampartAccelAVX512013sha256Lanes32:26"
     "RampartAccelAVX512013sha256Lanes16:14"

@@ -256,14 +256,14 @@ public enum ChaChaPoly {
 
 // MARK: - Engine
 
-/// The Poly1305 key (block 0) and the ChaCha20 state positioned at block 1.
+/// The Poly1305 key (block 0) and the ChaCha20 state positioned at block 1; `hardware` as `Poly1305State`.
 @inline(__always)
-func chachaPolyStart(key: UnsafeRawPointer, nonce: UnsafeRawPointer) -> (SIMD16<UInt32>, Poly1305State) {
+func chachaPolyStart(key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> (SIMD16<UInt32>, Poly1305State) {
     var x = chacha20Input(key: key, counter: 0, nonce: nonce)
     var block = (SIMD32<UInt8>(), SIMD32<UInt8>())
     let mac = withUnsafeMutableBytes(of: &block) { b in
         chacha20Block(x, b.baseAddress!)
-        return Poly1305State(key: UnsafeRawPointer(b.baseAddress!))
+        return Poly1305State(key: UnsafeRawPointer(b.baseAddress!), hardware: hardware)
     }
     wipe(&block)
     x[12] = 1
@@ -295,7 +295,7 @@ func poly1305Lengths(_ mac: inout Poly1305State, _ aad: Int, _ ct: Int, _ tag: U
 func chachaPolySeal(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _ count: Int,
                     aad: UnsafeRawBufferPointer, tag: UnsafeMutableRawPointer,
                     key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) {
-    var (x, mac) = chachaPolyStart(key: key, nonce: nonce)
+    var (x, mac) = chachaPolyStart(key: key, nonce: nonce, hardware: hardware)
     poly1305Padded(&mac, aad.baseAddress, aad.count)
     if count > 0, let src, let dst {
         var off = 0
@@ -328,7 +328,7 @@ func chachaPolySeal(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _
 func chachaPolyOpen(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _ count: Int,
                     aad: UnsafeRawBufferPointer, tag: UnsafeRawPointer,
                     key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
-    var (x, mac) = chachaPolyStart(key: key, nonce: nonce)
+    var (x, mac) = chachaPolyStart(key: key, nonce: nonce, hardware: hardware)
     poly1305Padded(&mac, aad.baseAddress, aad.count)
     // With a separate output buffer the kernel authenticates the ciphertext while it writes the bare
     // keystream (not plaintext) to `dst`; the plaintext is formed only after the tag has verified, and

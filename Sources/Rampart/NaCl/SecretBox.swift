@@ -420,7 +420,7 @@ func secretBoxSealShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
         var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
         secretBoxKeystream(x, count + 32, ks, hardware: hardware)
         wipe(&x)
-        var mac = Poly1305State(key: ks)
+        var mac = Poly1305State(key: ks, hardware: hardware)
         xorKeystream(dst, src, ks + 32, count)
         mac.update(dst, count)
         mac.finalize(into: tag)
@@ -436,7 +436,7 @@ func secretBoxOpenShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
         var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
         secretBoxKeystream(x, count + 32, ks, hardware: hardware)
         wipe(&x)
-        var mac = Poly1305State(key: ks)
+        var mac = Poly1305State(key: ks, hardware: hardware)
         mac.update(src, count)
         mac.finalize(into: ks + 512)
         wipe(&mac)
@@ -460,7 +460,7 @@ func secretBoxSealShortPair(_ a: UnsafeMutableRawPointer, _ countA: Int, tagA: U
     @inline(__always) func seal(_ x: SIMD16<UInt32>, _ p: UnsafeMutableRawPointer, _ count: Int, _ tag: UnsafeMutableRawPointer) {
         withScratch { ks in
             secretBoxKeystream(x, count + 32, ks, hardware: hardware)
-            var mac = Poly1305State(key: ks)
+            var mac = Poly1305State(key: ks, hardware: hardware)
             xorKeystream(p, UnsafeRawPointer(p), ks + 32, count)
             mac.update(p, count)
             mac.finalize(into: tag)
@@ -489,10 +489,10 @@ func secretBoxOpenShortPair(_ srcA: UnsafeRawPointer, _ dstA: UnsafeMutableRawPo
         withScratch { kb in
             secretBoxKeystream(xa, countA + 32, ka, hardware: hardware)
             secretBoxKeystream(xb, countB + 32, kb, hardware: hardware)
-            var mac = Poly1305State(key: ka)
+            var mac = Poly1305State(key: ka, hardware: hardware)
             mac.update(srcA, countA)
             mac.finalize(into: ka + 512)
-            mac = Poly1305State(key: kb)
+            mac = Poly1305State(key: kb, hardware: hardware)
             mac.update(srcB, countB)
             mac.finalize(into: kb + 512)
             wipe(&mac)
@@ -520,7 +520,7 @@ func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
     }
     withScratch { scratch in
         var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, hardware: hardware)
-        var mac = Poly1305State(key: scratch)
+        var mac = Poly1305State(key: scratch, hardware: hardware)
         // The first 32 message bytes use keystream bytes 32..<64 of block 0.
         let head = min(32, count)
         for i in 0..<head {
@@ -561,7 +561,7 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
     }
     return withScratch { scratch in
         var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, hardware: hardware)
-        var mac = Poly1305State(key: scratch)
+        var mac = Poly1305State(key: scratch, hardware: hardware)
         // The kernel with a separate output buffer: one stitched pass authenticates the ciphertext and
         // writes the bare keystream (not plaintext) to `dst`; the plaintext is formed only after the
         // tag has verified. (In place, the keystream has nowhere to go: two passes.)

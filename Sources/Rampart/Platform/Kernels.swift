@@ -61,6 +61,9 @@ public enum Kernels {
     /// The Salsa20 stream and the stitched XSalsa20-Poly1305 of `SecretBox` (x86_64: AVX2, eight
     /// blocks at a time).
     public static let salsa20 = KernelChoice("salsa20", kernel: SalsaKernel.name, supported: SalsaKernel.supported(CPU.features))
+    /// Poly1305 over long messages, eight blocks at a time (x86_64: AVX-512 IFMA in radix 2^44), for
+    /// ``Poly1305`` and the parts of SecretBox and ChaCha20-Poly1305 that no stitched kernel covers.
+    public static let poly1305 = KernelChoice("poly1305", kernel: Poly1305Kernel.name, supported: Poly1305Kernel.supported(CPU.features))
     /// The ChaCha20 stream and ChaCha20-Poly1305 (x86_64: AVX2, eight blocks at a time).
     public static let chacha20 = KernelChoice("chacha20", kernel: ChaChaKernel.name, supported: ChaChaKernel.supported(CPU.features))
     /// The Argon2 compression and segment fill of `Argon2id` (x86_64: AVX2).
@@ -119,7 +122,7 @@ public enum Kernels {
                                                 supported: MontgomeryKernel.ifmaSupported(CPU.features))
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, sha256Lanes, ghash, ghashWide, montgomery,
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, poly1305, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, sha256Lanes, ghash, ghashWide, montgomery,
                                              modexp2048, modexpIFMA, x25519, x25519Lanes]
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.

@@ -53,6 +53,32 @@ struct Poly1305Tests {
         #expect(m.finalize() == one && c.finalize() != one)
     }
 
+    @Test("The wide kernel matches the portable code at every length to 2200 bytes, split or not, and with the largest limbs")
+    func wideKernelMatchesPortable() throws {
+        var rng = SplitMix64(seed: 0x1305_1305)
+        for n in 0...2200 {
+            let key = SymmetricKey(data: rng.bytes(32)), msg = rng.bytes(n)
+            let want = try Poly1305.authenticationCode(for: msg, using: key.pinned(to: .portable))
+            #expect(try Poly1305.authenticationCode(for: msg, using: key.pinned(to: .hardware)) == want, "length \(n)")
+            // An update that starts mid-block, so the kernel sees a run that does not start at byte 0.
+            var mac = try Poly1305(key: key.pinned(to: .hardware))
+            let cut = n % 23
+            mac.update(data: msg[..<cut])
+            mac.update(data: msg[cut...])
+            #expect(mac.finalize() == want, "length \(n) split at \(cut)")
+        }
+        // All-ones keys and messages make every limb as large as it gets; all-zero message, and a key
+        // whose r is zero (every power is zero: the tag is s).
+        for n in [256, 4096, 65_536 + 48] {
+            for (k, m) in [(UInt8(0xFF), UInt8(0xFF)), (0xFF, 0), (0, 0xFF)] {
+                let key = SymmetricKey(data: [UInt8](repeating: k, count: 16) + [UInt8](repeating: 0xA5, count: 16))
+                let msg = [UInt8](repeating: m, count: n)
+                #expect(try Poly1305.authenticationCode(for: msg, using: key.pinned(to: .hardware))
+                        == Poly1305.authenticationCode(for: msg, using: key.pinned(to: .portable)), "length \(n), key \(k), message \(m)")
+            }
+        }
+    }
+
     @Test("Verification is by value and length; key length is checked")
     func verification() throws {
         let key = SymmetricKey(data: [UInt8](repeating: 7, count: 32))

@@ -38,6 +38,44 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
         case "blake2b":
             results[i] = [digest(BLAKE2b512(backend: b), Array("abc".utf8)), digest(BLAKE2b512(backend: b), pattern(4099))]
             published = [(0, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923")]
+        case "poly1305":
+            // Runs of 2 to 67 groups of eight blocks (odd and even counts, with and without a tail), one
+            // shot and split at an odd byte; an all-ones key and message (the largest limbs); and the
+            // parts of SecretBox and ChaCha20-Poly1305 that reach the MAC without a stitched kernel (an
+            // in-place open authenticates the whole ciphertext first).
+            var out: [[UInt8]] = []
+            for (n, seed) in [(256, 40), (300, 41), (384, 42), (512, 43), (1037, 44), (2048, 45), (4099, 46), (8591, 47)] {
+                let key = SymmetricKey(data: pattern(32, UInt8(seed))).pinned(to: b), msg = pattern(n, UInt8(seed + 20))
+                out.append(try Poly1305.authenticationCode(for: msg, using: key).bytes)
+                var mac = try Poly1305(key: key)
+                mac.update(data: msg[..<(n / 3 | 1)])
+                mac.update(data: msg[(n / 3 | 1)...])
+                out.append(mac.finalize().bytes)
+            }
+            let ones = [UInt8](repeating: 0xFF, count: 70_000)
+            out.append(try Poly1305.authenticationCode(for: ones, using: SymmetricKey(data: ones[..<32]).pinned(to: b)).bytes)
+            let key = SymmetricKey(data: pattern(32, 48)).pinned(to: b)
+            var box = try SecretBox.seal(pattern(5000, 49), using: key, nonce: pattern(24, 50))
+            out.append(box)
+            let boxTag = Array(box[..<16])
+            try box.withUnsafeMutableBytes { m in
+                try boxTag.withUnsafeBytes { t in
+                    try SecretBox.open(inPlace: UnsafeMutableRawBufferPointer(rebasing: m[16...]), tag: t, using: key, nonce: pattern(24, 50))
+                }
+            }
+            #expect(Array(box[16...]) == pattern(5000, 49))
+            var sealed = pattern(3333, 51)
+            var chachaTag = [UInt8](repeating: 0, count: 16)
+            let nonce = pattern(12, 52), aad = pattern(700, 53)
+            try sealed.withUnsafeMutableBytes { m in try chachaTag.withUnsafeMutableBytes { t in try nonce.withUnsafeBytes { nb in
+                try aad.withUnsafeBytes { a in try ChaChaPoly.seal(m, tag: t, using: key, nonce: nb, authenticating: a) }
+            } } }
+            out += [sealed, chachaTag]
+            try sealed.withUnsafeMutableBytes { m in try chachaTag.withUnsafeBytes { t in try nonce.withUnsafeBytes { nb in
+                try aad.withUnsafeBytes { a in try ChaChaPoly.open(m, tag: t, using: key, nonce: nb, authenticating: a) }
+            } } }
+            #expect(sealed == pattern(3333, 51))
+            results[i] = out
         case "salsa20":
             let key = SymmetricKey(data: pattern(32, 1)), nonce = pattern(24, 2), msg = pattern(3001, 3)
             var stream = [UInt8](repeating: 0, count: msg.count)
@@ -312,7 +350,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ige-lanes", "sha256-lanes", "ghash",
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "poly1305", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ige-lanes", "sha256-lanes", "ghash",
                           "ghash-wide", "montgomery", "modexp-2048", "modexp-ct", "x25519", "x25519-lanes"])
         // The wide GCM tier runs only alongside the GHASH kernel, the wide AES tier alongside AES-NI.
         if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
