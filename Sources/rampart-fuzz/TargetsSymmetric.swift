@@ -393,7 +393,7 @@ private func checkHMAC<H: HashFunction>(_: H.Type, key: SymmetricKey, message: [
 
 let macVerifyTarget = FuzzTarget(
     name: "mac-verify",
-    summary: "HMAC (SHA-1/256/512) and Poly1305 verification of received tags (any length): valid iff equal to the computed tag; incremental = one-shot",
+    summary: "HMAC (SHA-1/256/512) and Poly1305 verification of received tags (any length): valid iff equal to the computed tag; incremental = one-shot; Poly1305 kernel = portable",
     maxLength: 2048,
     run: { data in
         var input = FuzzInput(data)
@@ -422,6 +422,9 @@ let macVerifyTarget = FuzzTarget(
                 var p = try Poly1305(key: key)
                 for c in FuzzSplit.chunks(message, mode: flags >> 4, seed: UInt64(flags)) { p.update(data: c) }
                 FuzzCheck.require(p.finalize() == tag, "Poly1305 incremental differs")
+                // Runs of 32 blocks and more take Kernels.poly1305's kernel where it is active.
+                let portable = try Poly1305.authenticationCode(for: message, using: key.pinned(to: .portable))
+                FuzzCheck.require(portable == tag, "Poly1305 kernel and portable code differ")
             } catch {
                 FuzzCheck.require(key.byteCount != 32 && error == .invalidKeyLength, "Poly1305 error \(error)")
             }
