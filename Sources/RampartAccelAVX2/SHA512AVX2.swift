@@ -76,8 +76,13 @@ private typealias Pair4 = SIMD4<UInt64>
 /// (everywhere or in block B only: more spills where the schedule is interleaved); chains of four
 /// from e and from a (new e as one sum ending in Σ1, new a from new e − d), level once
 /// `-Xllvm -misched=ilpmin` removes the spills and 935–950 MB/s without it; `-mtune=znver3/4/5`;
-/// `freeze` to pin the association (InstCombine drops it). Vector rounds lose: each dependent
-/// `vpaddq`, `vpternlogq` or `vprorq` takes two cycles on Zen 5.
+/// `freeze` to pin the association (InstCombine drops it). Per-module LLVM options, which a tier
+/// target of its own could set (2026-11-29, same loop, 1113–1144 MB/s for the committed form between
+/// runs): `-misched=ilpmax` 1057–1089, `ilpmin` 1108, `-pre-RA-sched=list-ilp` 1069, `list-hybrid`
+/// 999, `-regalloc=basic` 930, `pbqp` 619; `-post-RA-scheduler`, `-enable-post-misched`,
+/// `-misched-postra`, `-twoaddr-reschedule=false`, `-disable-machine-cse`, `-pre-RA-sched=source`
+/// within that range. Vector rounds lose: each dependent `vpaddq`, `vpternlogq` or `vprorq` takes two
+/// cycles on Zen 5.
 @inline(__always)
 private func round(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: inout UInt64,
                    _ e: UInt64, _ f: UInt64, _ g: UInt64, _ h: inout UInt64, _ wk: UInt64,
