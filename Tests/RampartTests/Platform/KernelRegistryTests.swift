@@ -372,6 +372,11 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             #expect(Kernels.sha256.isActive == (Kernels.sha256.kernel != nil && (CPU.features.sha || CPU.features.avx2)))
             #expect(Kernels.sha1.isActive == (Kernels.sha1.kernel != nil && (CPU.features.sha || CPU.features.avx2)))
             #expect(Kernels.aes.isActive == (Kernels.aes.kernel != nil && (CPU.features.aes || CPU.features.armAES)))
+            // The IFMA tier needs AVX-512VL too: hiding it (as ctgrind does) must turn these off even
+            // though the detected IFMA bit stays set.
+            let ifma = CPU.features.avx512vl && CPU.features.avx512ifma && CPU.features.bmi2 && CPU.features.adx
+            #expect(Kernels.poly1305.isActive == (Kernels.poly1305.kernel != nil && ifma))
+            #expect(Kernels.modexpIFMA.isActive == (Kernels.modexpIFMA.kernel != nil && ifma))
         }
     }
 
