@@ -110,18 +110,19 @@ extension Poly1305State: BlockAbsorbing {
     }
 }
 
-/// Absorbs `count` full blocks: whole groups of eight in `Kernels.poly1305`'s kernel, the rest (under
-/// eight) in ``poly1305Blocks``. Out of line, so that the short messages' path keeps its small frame.
+/// Absorbs `count` full blocks: whole groups (eight or four blocks) in `Kernels.poly1305`'s kernel,
+/// the rest in ``poly1305Blocks``. Out of line, so that the short messages' path keeps its small frame.
 @inline(never)
-func poly1305BlocksWide(_ st: inout Poly1305State, _ blocks: UnsafeRawPointer, _ count: Int) {
-    let groups = count >> 3
+func poly1305BlocksWide(_ st: inout Poly1305State, _ blocks: UnsafeRawPointer, _ count: Int,
+                        tier: Poly1305Kernel.Tier? = nil) {
     var words = SIMD8<UInt64>(st.r0, st.r1, st.s1, st.h0, st.h1, st.h2, 0, 0)
-    withUnsafeMutableBytes(of: &words) { w in
-        Poly1305Kernel.blocks(w.baseAddress!.assumingMemoryBound(to: UInt64.self), blocks, groups)
+    let done = withUnsafeMutableBytes(of: &words) { w in
+        let state = w.baseAddress!.assumingMemoryBound(to: UInt64.self)
+        return tier.map { Poly1305Kernel.blocks($0, state, blocks, count) } ?? Poly1305Kernel.blocks(state, blocks, count)
     }
     st.h0 = words[3]; st.h1 = words[4]; st.h2 = words[5]
     wipe(&words)
-    if count & 7 != 0 { poly1305Blocks(&st, blocks + 128 * groups, count & 7, 1) }
+    if done < count { poly1305Blocks(&st, blocks + 16 * done, count - done, 1) }
 }
 
 /// The shortest run of blocks handed to the wide kernel: below it, computing r^2 ... r^16 and summing
@@ -237,6 +238,24 @@ public struct Poly1305 {
         var st = try withKey32(key) { Poly1305State(key: $0, hardware: key.backend == .hardware) }
         withContiguousBytes(data) { d in
             if let p = d.baseAddress, d.count > 0 { st.update(p, d.count) }
+        }
+        var t = SIMD16<UInt8>()
+        withUnsafeMutableBytes(of: &t) { st.finalize(into: $0.baseAddress!) }
+        wipe(&st)
+        return Tag(storage: t)
+    }
+
+    /// The tag of `data` with every whole group of its full blocks in the named kernel (`"avx512ifma"`,
+    /// `"avx2"`) and the rest in the portable code, or `nil` when this processor does not run that
+    /// kernel. For tests that pin each kernel against the portable code.
+    @_spi(Testing)
+    public static func authenticationCode(for data: [UInt8], using key: SymmetricKey, kernel: String) throws(RampartError) -> Tag? {
+        guard let tier = Poly1305Kernel.tier(named: kernel) else { return nil }
+        var st = try withKey32(key) { Poly1305State(key: $0, hardware: false) }
+        data.withUnsafeBytes { d in
+            let full = d.count / 16
+            if full > 0 { poly1305BlocksWide(&st, d.baseAddress!, full, tier: tier) }
+            if d.count > 16 * full { st.update(d.baseAddress! + 16 * full, d.count - 16 * full) }
         }
         var t = SIMD16<UInt8>()
         withUnsafeMutableBytes(of: &t) { st.finalize(into: $0.baseAddress!) }

@@ -61,9 +61,11 @@ public enum Kernels {
     /// The Salsa20 stream and the stitched XSalsa20-Poly1305 of `SecretBox` (x86_64: AVX2, eight
     /// blocks at a time).
     public static let salsa20 = KernelChoice("salsa20", kernel: SalsaKernel.name, supported: SalsaKernel.supported(CPU.features))
-    /// Poly1305 over long messages, eight blocks at a time (x86_64: AVX-512 IFMA in radix 2^44), for
+    /// Poly1305 over long messages (x86_64: eight blocks at a time on AVX-512 IFMA in radix 2^44, or
+    /// four on AVX2 in radix 2^26 without IFMA; the name is the one this processor runs), for
     /// ``Poly1305`` and the parts of SecretBox and ChaCha20-Poly1305 that no stitched kernel covers.
-    public static let poly1305 = KernelChoice("poly1305", kernel: Poly1305Kernel.name, supported: Poly1305Kernel.supported(CPU.features))
+    public static let poly1305 = KernelChoice("poly1305", kernel: Poly1305Kernel.selected?.name ?? Poly1305Kernel.name,
+                                              supported: Poly1305Kernel.selected != nil)
     /// The ChaCha20 stream and ChaCha20-Poly1305 (x86_64: AVX2, eight blocks at a time).
     public static let chacha20 = KernelChoice("chacha20", kernel: ChaChaKernel.name, supported: ChaChaKernel.supported(CPU.features))
     /// The Argon2 compression and segment fill of `Argon2id` (x86_64: AVX2).
