@@ -12,9 +12,6 @@ enum Poly1305Kernel {
     static func supported(_ f: CPUFeatures) -> Bool { false }
     static let selected: Tier? = nil
     static func tier(named name: String) -> Tier? { nil }
-    static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ p: UnsafeRawPointer, _ count: Int) -> Int {
-        preconditionFailure("unreachable: Kernels.poly1305 is inactive on this architecture")
-    }
     static func blocks(_ tier: Tier, _ state: UnsafeMutablePointer<UInt64>, _ p: UnsafeRawPointer, _ count: Int) -> Int {
         preconditionFailure("unreachable: no Poly1305 kernel on this architecture")
     }

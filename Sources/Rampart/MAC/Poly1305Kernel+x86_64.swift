@@ -41,13 +41,8 @@ enum Poly1305Kernel {
     static func tier(named name: String) -> Tier? { Tier.allCases.first { $0.name == name && $0.supported(CPU.features) } }
 
     /// Absorbs the whole groups among `count` full blocks into the state words r0, r1, s1, h0, h1, h2
-    /// (`Poly1305State.stitched`'s layout) with the selected kernel; returns how many blocks it took.
-    @inline(__always)
-    static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ p: UnsafeRawPointer, _ count: Int) -> Int {
-        blocks(selected ?? .avx2, state, p, count)
-    }
-
-    /// The same with the given kernel, which the caller has checked the processor supports.
+    /// (`Poly1305State.stitched`'s layout) with the given kernel, which the caller has checked the
+    /// processor supports; returns how many blocks it took.
     static func blocks(_ tier: Tier, _ state: UnsafeMutablePointer<UInt64>, _ p: UnsafeRawPointer, _ count: Int) -> Int {
         let groups = count / tier.groupBlocks
         guard groups > 0 else { return 0 }

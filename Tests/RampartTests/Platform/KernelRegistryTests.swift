@@ -39,7 +39,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             results[i] = [digest(BLAKE2b512(backend: b), Array("abc".utf8)), digest(BLAKE2b512(backend: b), pattern(4099))]
             published = [(0, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923")]
         case "poly1305":
-            // Runs of 2 to 67 groups of eight blocks (odd and even counts, with and without a tail), one
+            // Runs of 16 to 536 full blocks (odd and even group counts for either kernel, with and without a tail), one
             // shot and split at an odd byte; an all-ones key and message (the largest limbs); and the
             // parts of SecretBox and ChaCha20-Poly1305 that reach the MAC without a stitched kernel (an
             // in-place open authenticates the whole ciphertext first).
