@@ -109,7 +109,7 @@ enum IGELanesKernel {
     static let name: String? = nil
     static func supported(_ f: CPUFeatures) -> Bool { false }
     static let lanes = 1
-    static func expandKey256(_ key: UnsafeRawPointer, _ enc: UnsafeMutableRawPointer) -> Int {
+    static func expandKeys256(_ keys: UnsafePointer<UnsafeRawPointer>, _ count: Int, _ enc: UnsafeMutableRawPointer) -> Int {
         preconditionFailure("unreachable: Kernels.igeLanes is inactive on this architecture")
     }
     static let scratchBytes = 0

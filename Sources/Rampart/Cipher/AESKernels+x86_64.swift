@@ -149,9 +149,21 @@ enum IGELanesKernel {
     /// the caller wipes).
     static let scratchBytes = wide ? 64 * 15 * 4 : 0
 
-    /// Expands a 32-byte key into its 15 encryption round keys (240 bytes at `enc`); returns 14.
+    /// Expands the 32-byte keys `keys[0..<count]` into their 15 encryption round keys each (240 bytes,
+    /// the schedules 256 bytes apart from `enc`), four keys at a time; returns 14, the number of rounds.
     @inline(__always)
-    static func expandKey256(_ key: UnsafeRawPointer, _ enc: UnsafeMutableRawPointer) -> Int { aesniExpandKey256Encrypt(key, enc) }
+    static func expandKeys256(_ keys: UnsafePointer<UnsafeRawPointer>, _ count: Int, _ enc: UnsafeMutableRawPointer) -> Int {
+        var i = 0
+        while i + 4 <= count {
+            aesniExpandKeys256Encrypt4(keys + i, enc + 256 * i, 256)
+            i += 4
+        }
+        while i < count {
+            _ = aesniExpandKey256Encrypt(keys[i], enc + 256 * i)
+            i += 1
+        }
+        return 14
+    }
 
     /// `n` blocks of each of `lanes` lanes (schedules, 32-byte IVs, in-place data, byte strides);
     /// `scratch` is `scratchBytes` bytes, 64-byte aligned.

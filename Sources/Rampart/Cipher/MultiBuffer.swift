@@ -138,8 +138,10 @@ package enum MultiBuffer {
         // after them; then the kernel's scratch (the wide kernel's interleaved schedules).
         withUnsafeTemporaryAllocation(byteCount: 256 * (jobs.count + 1) + 64 + scratchBytes, alignment: 64) { area in
             let base = area.baseAddress!
-            var rounds = 0
-            for (i, j) in jobs.enumerated() { rounds = IGELanesKernel.expandKey256(j.key, base + 256 * i) }
+            let rounds = withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: jobs.count) { keys in
+                for (i, j) in jobs.enumerated() { keys[i] = j.key }
+                return IGELanesKernel.expandKeys256(UnsafePointer(keys.baseAddress!), jobs.count, base)
+            }
             let idleSchedule = base + 256 * jobs.count, idle = idleSchedule + 256, scratch = idle + 64
             idleSchedule.initializeMemory(as: UInt8.self, repeating: 0, count: 256 + 64)
             withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: lanes) { schedules in
