@@ -94,9 +94,7 @@ public func aesniExpandKeys256Encrypt4(_ keys: UnsafePointer<UnsafeRawPointer>, 
     var c0 = load(keys[2], 0), c1 = load(keys[2], 16), d0 = load(keys[3], 0), d1 = load(keys[3], 16)
     store(a0, e0, 0); store(a1, e0, 16); store(b0, e1, 0); store(b1, e1, 16)
     store(c0, e2, 0); store(c1, e2, 16); store(d0, e3, 0); store(d1, e3, 16)
-    /// Round keys 2i and 2i + 1 (at byte `offset` and `offset + 16`) of all four; the last step
-    /// (round key 14) has no odd half.
-    @inline(__always) func step(_ assist: (V) -> V, _ offset: Int, last: Bool = false) {
+    key256Steps { assist, offset, last in
         a0 = key256Even(a0, assist(a1)); b0 = key256Even(b0, assist(b1))
         c0 = key256Even(c0, assist(c1)); d0 = key256Even(d0, assist(d1))
         store(a0, e0, offset); store(b0, e1, offset); store(c0, e2, offset); store(d0, e3, offset)
@@ -104,14 +102,20 @@ public func aesniExpandKeys256Encrypt4(_ keys: UnsafePointer<UnsafeRawPointer>, 
         a1 = key256Odd(a1, a0); b1 = key256Odd(b1, b0); c1 = key256Odd(c1, c0); d1 = key256Odd(d1, d0)
         store(a1, e0, offset + 16); store(b1, e1, offset + 16); store(c1, e2, offset + 16); store(d1, e3, offset + 16)
     }
-    // aeskeygenassist needs its round constant as an immediate: one closure per constant.
-    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x01)._value)) }, 32)
-    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x02)._value)) }, 64)
-    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x04)._value)) }, 96)
-    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x08)._value)) }, 128)
-    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x10)._value)) }, 160)
-    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x20)._value)) }, 192)
-    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x40)._value)) }, 224, last: true)
+}
+
+/// Runs the AES-256 key recurrence's seven steps: step j computes round keys 2j + 2 and 2j + 3 (at byte
+/// `offset` and `offset + 16`; the last step, round key 14, has no odd half). `assist` is
+/// aeskeygenassist with the step's round constant, which the instruction takes as an immediate: one
+/// closure per constant, all inlined.
+@inline(__always) private func key256Steps(_ step: (_ assist: (V) -> V, _ offset: Int, _ last: Bool) -> Void) {
+    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x01)._value)) }, 32, false)
+    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x02)._value)) }, 64, false)
+    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x04)._value)) }, 96, false)
+    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x08)._value)) }, 128, false)
+    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x10)._value)) }, 160, false)
+    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x20)._value)) }, 192, false)
+    step({ bv(Builtin.int_x86_aesni_aeskeygenassist(bi($0), UInt8(0x40)._value)) }, 224, true)
 }
 
 /// x ^ (x << 32) ^ (x << 64) ^ (x << 96): the running XOR of the previous round key's words.
@@ -145,19 +149,13 @@ func expandKey256(_ key: UnsafeRawPointer, _ enc: UnsafeMutableRawPointer) {
     var k0 = load(key, 0), k1 = load(key, 16)
     store(k0, enc, 0)
     store(k1, enc, 16)
-    k0 = key256Even(k0, bv(Builtin.int_x86_aesni_aeskeygenassist(bi(k1), UInt8(0x01)._value))); store(k0, enc, 32)
-    k1 = key256Odd(k1, k0); store(k1, enc, 48)
-    k0 = key256Even(k0, bv(Builtin.int_x86_aesni_aeskeygenassist(bi(k1), UInt8(0x02)._value))); store(k0, enc, 64)
-    k1 = key256Odd(k1, k0); store(k1, enc, 80)
-    k0 = key256Even(k0, bv(Builtin.int_x86_aesni_aeskeygenassist(bi(k1), UInt8(0x04)._value))); store(k0, enc, 96)
-    k1 = key256Odd(k1, k0); store(k1, enc, 112)
-    k0 = key256Even(k0, bv(Builtin.int_x86_aesni_aeskeygenassist(bi(k1), UInt8(0x08)._value))); store(k0, enc, 128)
-    k1 = key256Odd(k1, k0); store(k1, enc, 144)
-    k0 = key256Even(k0, bv(Builtin.int_x86_aesni_aeskeygenassist(bi(k1), UInt8(0x10)._value))); store(k0, enc, 160)
-    k1 = key256Odd(k1, k0); store(k1, enc, 176)
-    k0 = key256Even(k0, bv(Builtin.int_x86_aesni_aeskeygenassist(bi(k1), UInt8(0x20)._value))); store(k0, enc, 192)
-    k1 = key256Odd(k1, k0); store(k1, enc, 208)
-    k0 = key256Even(k0, bv(Builtin.int_x86_aesni_aeskeygenassist(bi(k1), UInt8(0x40)._value))); store(k0, enc, 224)
+    key256Steps { assist, offset, last in
+        k0 = key256Even(k0, assist(k1))
+        store(k0, enc, offset)
+        if last { return }
+        k1 = key256Odd(k1, k0)
+        store(k1, enc, offset + 16)
+    }
 }
 
 // MARK: - One block and eight blocks
