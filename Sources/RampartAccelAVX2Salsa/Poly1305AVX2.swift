@@ -23,7 +23,6 @@ import RampartKernelSupport
 typealias Q = SIMD4<UInt64>
 
 /// Multipliers for one step: r0 ... r4 and s_i = 5·r_i (per lane).
-
 struct P26 { var r0, r1, r2, r3, r4, s1, s2, s3, s4: Q }
 
 /// The product of the low 32 bits of each lane (`vpmuludq`; the masks tell LLVM the high halves are zero).
@@ -45,7 +44,6 @@ struct P26 { var r0, r1, r2, r3, r4, s1, s2, s3, s4: Q }
 typealias D = (Q, Q, Q, Q, Q)
 
 /// `acc` plus the column sums of h · r (mod 2^130 − 5: the columns above 2^130 folded in with s_i).
-
 @_transparent func prod(_ acc: D, _ h0: Q, _ h1: Q, _ h2: Q, _ h3: Q, _ h4: Q, _ r: P26) -> D {
     (acc.0 &+ (m32(h0, r.r0) &+ m32(h1, r.s4)) &+ (m32(h2, r.s3) &+ m32(h3, r.s2)) &+ m32(h4, r.s1),
      acc.1 &+ (m32(h0, r.r1) &+ m32(h1, r.r0)) &+ (m32(h2, r.s4) &+ m32(h3, r.s3)) &+ m32(h4, r.s2),

@@ -244,6 +244,11 @@ public struct Poly1305 {
         withContiguousBytes(data) { d in
             if let p = d.baseAddress, d.count > 0 { st.update(p, d.count) }
         }
+        return tag(consuming: &st)
+    }
+
+    /// The tag of a state that has absorbed the whole message; the state is wiped.
+    private static func tag(consuming st: inout Poly1305State) -> Tag {
         var t = SIMD16<UInt8>()
         withUnsafeMutableBytes(of: &t) { st.finalize(into: $0.baseAddress!) }
         wipe(&st)
@@ -262,10 +267,7 @@ public struct Poly1305 {
             if full > 0 { poly1305BlocksWide(&st, d.baseAddress!, full, tier: tier) }
             if d.count > 16 * full { st.update(d.baseAddress! + 16 * full, d.count - 16 * full) }
         }
-        var t = SIMD16<UInt8>()
-        withUnsafeMutableBytes(of: &t) { st.finalize(into: $0.baseAddress!) }
-        wipe(&st)
-        return Tag(storage: t)
+        return tag(consuming: &st)
     }
 
     /// Checks raw tag bytes against `data` and the one-time `key` in constant time. A tag of the

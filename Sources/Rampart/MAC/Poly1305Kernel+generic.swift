@@ -3,13 +3,10 @@
 #if !arch(x86_64) || RAMPART_TYPECHECK_ARM64
 
 enum Poly1305Kernel {
-    enum Tier: CaseIterable {
+    enum Tier {
         var name: String { "" }
-        func supported(_ f: CPUFeatures) -> Bool { false }
     }
     static let name: String? = nil
-    static func tier(_ f: CPUFeatures) -> Tier? { nil }
-    static func supported(_ f: CPUFeatures) -> Bool { false }
     static let selected: Tier? = nil
     static func tier(named name: String) -> Tier? { nil }
     static func blocks(_ tier: Tier, _ state: UnsafeMutablePointer<UInt64>, _ p: UnsafeRawPointer, _ count: Int) -> Int {

@@ -32,11 +32,8 @@ enum Poly1305Kernel {
 
     /// The best kernel this architecture has.
     static let name: String? = Tier.ifma.name
-    /// The best kernel the processor runs, if any.
-    static func tier(_ f: CPUFeatures) -> Tier? { Tier.allCases.first { $0.supported(f) } }
-    static func supported(_ f: CPUFeatures) -> Bool { tier(f) != nil }
-    /// The kernel `Kernels.poly1305` runs (`nil` when that choice is inactive).
-    static let selected: Tier? = tier(CPU.features)
+    /// The kernel `Kernels.poly1305` runs: the best one the processor has (`nil`: that choice is inactive).
+    static let selected: Tier? = Tier.allCases.first { $0.supported(CPU.features) }
     /// The tier with this name, if the processor runs it (for tests that pin one).
     static func tier(named name: String) -> Tier? { Tier.allCases.first { $0.name == name && $0.supported(CPU.features) } }
 
