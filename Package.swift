@@ -172,7 +172,7 @@ let package = Package(
         .target(name: "RampartThreemaSafeServer", dependencies: ["Rampart", "RampartCodecs"], path: "Sources/RampartThreemaSafeServer"),
         // The loopback chat server's logic (identities, CSP connections, routing, offline queues; sans-I/O;
         // `rampart threema serve` owns its sockets): not part of any library product.
-        .target(name: "RampartThreemaChatServer", dependencies: ["Rampart", "RampartThreema"], path: "Sources/RampartThreemaChatServer"),
+        .target(name: "RampartThreemaChatServer", dependencies: ["Rampart", "RampartThreema", "RampartCodecs"], path: "Sources/RampartThreemaChatServer"),
         // dlopen bindings to OpenSSL and libsodium: tests, CLI and benchmark only.
         .target(name: "RampartReference", path: "Sources/RampartReference"),
         // Vector-file loaders and runners shared by `rampart vectors` and the tests.

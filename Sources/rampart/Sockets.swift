@@ -133,7 +133,8 @@ struct PollLimits {
     static let descriptorHeadroom = 32
 
     /// Open connections at most. A new connection beyond it is still accepted, and the least
-    /// recently active connection is closed (shed) to make room.
+    /// recently active connection is closed (shed) to make room, preferring connections the
+    /// handler has not marked established (``PollServer/Reply/established``).
     var maxConnections: Int
     /// Bytes waiting to be written to one connection at most; a connection whose peer does not read
     /// enough to stay under it is closed.
@@ -183,6 +184,9 @@ struct PollServer {
         /// output limit; `close` closes that connection once its bytes are written. Entries for
         /// connections that are gone or already closing are dropped.
         var push: [Push] = []
+        /// When set, whether the connection is established (logged in): at the connection cap and
+        /// when descriptors run out, connections not established are shed first.
+        var established: Bool? = nil
     }
 
     /// Bytes for another connection than the one that sent the data.
@@ -218,6 +222,8 @@ struct PollServer {
         var inBytes = 0
         /// When the handler asked to close it (the last bytes are being written).
         var closingSince: Int64?
+        /// Established (``Reply/established``): shed only when no other connection is left to shed.
+        var established = false
 
         var pendingOut: Int { out.count - outStart }
         /// Bytes counted against the buffer budget.
@@ -310,6 +316,7 @@ struct PollServer {
                     c.inBytes = max(0, reply.buffered)
                     if !reply.send.isEmpty { c.out += reply.send }
                     if reply.close { c.closingSince = now }
+                    if let e = reply.established { c.established = e }
                 }
                 deliver(reply.push.filter { $0.fd != fd }, now: now, onClose)
                 guard flush(fd, now: now, onClose), let after = clients[fd] else { continue }
@@ -413,13 +420,16 @@ struct PollServer {
         }
     }
 
-    /// The connection to shed for a new one: one already closing, else the least recently active.
+    /// The connection to shed for a new one: one already closing, else the least recently active
+    /// of those not established, else the least recently active established one. So a flood of
+    /// connections that never finish a handshake sheds its own kind, not logged-in users.
     private func sheddingCandidate() -> (Int32, Client)? {
+        func rank(_ c: Client) -> Int { c.closingSince != nil ? 0 : (c.established ? 2 : 1) }
         var best: (Int32, Client)?
         for (fd, c) in clients {
             guard let b = best?.1 else { best = (fd, c); continue }
-            let closing = c.closingSince != nil, bestClosing = b.closingSince != nil
-            if closing != bestClosing ? closing : c.lastActivity < b.lastActivity { best = (fd, c) }
+            let rc = rank(c), rb = rank(b)
+            if rc != rb ? rc < rb : c.lastActivity < b.lastActivity { best = (fd, c) }
         }
         return best
     }
@@ -444,7 +454,7 @@ struct PollServer {
                     if e == EMFILE || e == ENFILE, let (victim, v) = sheddingCandidate() {
                         // Give a descriptor back and take the new connection.
                         drop(victim, .shed("out of file descriptors (\(String(cString: strerror(e)))); "
-                                     + "least recently active (\(now - v.lastActivity) ms ago)"), onClose)
+                                     + "\(v.established ? "established" : "not established"), least recently active (\(now - v.lastActivity) ms ago)"), onClose)
                         continue
                     }
                     if reserveDescriptor >= 0 {
@@ -467,7 +477,7 @@ struct PollServer {
             setsockopt(c, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             if clients.count >= limits.maxConnections, let (victim, v) = sheddingCandidate() {
                 drop(victim, .shed("connection limit of \(limits.maxConnections) reached; "
-                             + "least recently active (\(now - v.lastActivity) ms ago)"), onClose)
+                             + "\(v.established ? "established" : "not established"), least recently active (\(now - v.lastActivity) ms ago)"), onClose)
             }
             let a = UInt32(bigEndian: addr.sin_addr.s_addr)
             let address = Int32(addr.sin_family) == AF_INET

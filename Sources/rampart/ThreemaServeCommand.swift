@@ -5,16 +5,22 @@
 
 #if canImport(Glibc)
 import Glibc
+private let systemRead = Glibc.read
 #elseif canImport(Darwin)
 import Darwin
+private let systemRead = Darwin.read
 #endif
 import Rampart
 import RampartThreema
 import RampartThreemaChatServer
 
 let threemaServeUsage = """
-usage: rampart threema serve --port P [--key FILE] [--identities FILE] [--register-on-login]
+usage: rampart threema serve --port P [--key FILE] [--dir DIR] [--identities FILE] [--register-on-login]
                              [--max-connections N] [--queue-limit N] [--queue-bytes N]
+                             [--sender-queue-bytes N] [--address-queue-bytes N] [--total-queue-bytes N]
+                             [--message-lifetime S] [--ack-window S] [--max-identities N]
+                             [--registration-rate R[:B]] [--handshake-rate R[:B]]
+                             [--global-handshake-rate R[:B]]
                              [--handshake-timeout S] [--idle-timeout S] [--trace FILE]
 
   A chat server speaking the chat-server protocol (CSP) on 127.0.0.1:P only (--port 0 picks a free
@@ -22,19 +28,40 @@ usage: rampart threema serve --port P [--key FILE] [--identities FILE] [--regist
   identities (the server reads only the envelope header), offline queues delivered on login and kept
   until acknowledged, echo. Prints the server public key (`server key HEX`) and
   `listening on 127.0.0.1:PORT`; logs one line per event on stderr. Stops on SIGINT/SIGTERM with a
-  summary line. Docs/Threema.md §9.5 describes the policies.
+  summary line. Docs/Threema.md §9.5 describes the policies and the limits.
 
   --key FILE              the server permanent secret key (64 hex digits); created (mode 0600) with
                           a fresh key when FILE does not exist. Without it, a fresh key per run
-  --identities FILE       known identities, one `ID PUBLIC-KEY-HEX` per line (# comments)
+  --dir DIR               keep registered identities and queued messages in DIR/journal (DIR must
+                          exist; one server per DIR): every record is written and synced before the
+                          server acknowledges what it commits to, so a kill loses nothing
+                          acknowledged; the journal is compacted at start and as it grows.
+                          Without it, state lives in memory only
+  --identities FILE       known identities, one `ID PUBLIC-KEY-HEX` per line (# comments); they
+                          never expire and take precedence over registrations in --dir
   --register-on-login     an unknown identity may send `rampart-register ‖ ID ‖ public key` before
                           its client-hello; it is registered once its login vouch verifies
   --max-connections N     open connections (default 1024); beyond it the least recently active
-                          connection is shed
-  --queue-limit N         messages queued per identity (default 100); more are refused with an alert
-  --queue-bytes N         envelope bytes queued per identity (default 524288)
+                          connection that has not logged in is shed (a logged-in one only if
+                          there is none)
+  --queue-limit N         messages queued per receiver (default 100); more are refused with an alert
+  --queue-bytes N         bytes queued per receiver (default 524288)
+  --sender-queue-bytes N  bytes one sender may have queued for all receivers (default 1048576)
+  --address-queue-bytes N bytes the senders on one address may have queued (default 16777216)
+  --total-queue-bytes N   bytes queued in all (default 67108864). Queued bytes are charged as the
+                          memory they take (envelope, allocation and queue entry)
+  --message-lifetime S    seconds an undelivered message is kept (default 1209600, 14 days)
+  --ack-window S          seconds a delivered message waits for the receiver's acknowledgement
+                          before it is released (default 60)
+  --max-identities N      identities known at most (default 100000); registered identities expire
+                          90 days after their last login
+  --registration-rate R[:B]  registrations per second per address, bursts of B (default 0.0167:64,
+                          one a minute; 0: no limit)
+  --handshake-rate R[:B]  handshakes per second per address (default 20:200; 0: no limit)
+  --global-handshake-rate R[:B]  handshakes per second in all (default 500:1000; 0: no limit)
   --handshake-timeout S   seconds from connect to a verified login (default 10)
-  --idle-timeout S        a connection without traffic for S seconds is closed (default 300)
+  --idle-timeout S        a logged-in connection without a complete payload for S seconds, or any
+                          connection without traffic, is closed (default 300)
   --trace FILE            append every CSP payload the server handles, as hex, one per line
                           (`in|out CONNECTION ID TYPE DATA`)
 """
@@ -133,19 +160,102 @@ private func loadIdentities(_ path: String, _ c: String) -> [ThreemaID: Curve255
     return out
 }
 
+/// `R` or `R:B` as a rate (burst 2R, at least 1, when B is left out); "0" is none.
+private func chatRate(_ text: String, _ option: String, _ c: String) -> ChatRate? {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count <= 2, let r = Double(parts[0]), r.isFinite, r >= 0 else {
+        usageError("\(c): --\(option) takes R or R:B (events per second, burst)")
+    }
+    if r == 0 && parts.count == 1 { return nil }
+    guard parts.count == 2 else { return ChatRate(perSecond: r, burst: max(1, 2 * r)) }
+    guard let b = Double(parts[1]), b.isFinite, b >= 1, b <= 1e9 else { usageError("\(c): --\(option) burst must be 1...1e9") }
+    return ChatRate(perSecond: r, burst: b)
+}
+
+/// The hub's journal in `--dir`: read and compacted at start, appended (write, fdatasync) before
+/// the server acts on a batch of records, compacted again when it has grown well past the state.
+private struct JournalFile {
+    let dir: String
+    var path: String { dir + "/journal" }
+    var temporaryPath: String { dir + "/journal.tmp" }
+    var fd: Int32 = -1
+    var size = 0
+
+    /// Reads the whole journal (empty when there is none).
+    func read(_ c: String) -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        if fd < 0 {
+            guard errno == ENOENT else { usageError("\(c): cannot read \(path): \(String(cString: strerror(errno)))") }
+            return []
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { usageError("\(c): \(path) is not a regular file") }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { usageError("\(c): cannot read \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { return out }
+            out += chunk[0..<n]
+            guard out.count <= 4 << 30 else { usageError("\(c): \(path) is over 4 GiB") }
+        }
+    }
+
+    /// Writes `bytes` to the journal's temporary file, syncs it, renames it over the journal,
+    /// syncs the directory, and reopens the journal for appending. False on any failure (the old
+    /// journal is then still in place).
+    mutating func replace(with bytes: [UInt8]) -> Bool {
+        let t = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard t >= 0 else { return false }
+        guard writeAll(t, bytes), fsync(t) == 0 else { close(t); unlink(temporaryPath); return false }
+        close(t)
+        guard rename(temporaryPath, path) == 0 else { unlink(temporaryPath); return false }
+        let d = open(dir, O_RDONLY)
+        if d >= 0 { _ = fsync(d); close(d) }
+        if fd >= 0 { close(fd) }
+        fd = open(path, O_WRONLY | O_APPEND)
+        guard fd >= 0 else { return false }
+        size = bytes.count
+        return true
+    }
+
+    /// Appends records and syncs them.
+    mutating func append(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        guard fd >= 0, writeAll(fd, bytes), fdatasync(fd) == 0 else { return false }
+        size += bytes.count
+        return true
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            off += n
+        }
+        return true
+    }
+}
+
 func threemaServeCommand(_ args: [String]) {
     let c = "threema serve"
     var rest: [String] = []
     var register = false
     for a in args { if a == "--register-on-login" { register = true } else { rest.append(a) } }
-    let o = Options(rest, allowed: ["port", "key", "identities", "max-connections", "queue-limit", "queue-bytes",
-                                    "handshake-timeout", "idle-timeout", "trace"], command: c)
+    let o = Options(rest, allowed: ["port", "key", "dir", "identities", "max-connections", "queue-limit", "queue-bytes",
+                                    "sender-queue-bytes", "address-queue-bytes", "total-queue-bytes", "message-lifetime",
+                                    "ack-window", "max-identities", "registration-rate", "handshake-rate",
+                                    "global-handshake-rate", "handshake-timeout", "idle-timeout", "trace"], command: c)
     if o.help { print(threemaServeUsage); exit(0) }
     if !o.positional.isEmpty { usageError("\(c): unexpected argument \(o.positional[0])") }
-    guard let portValue = o.int("port", c), portValue <= 65_535 else { usageError("\(c): --port must be 0...65535") }
-    func atLeastOne(_ name: String, default d: Int) -> Int {
+    guard let portValue = o.int("port", c), (0...65_535).contains(portValue) else { usageError("\(c): --port must be 0...65535") }
+    func number(_ name: String, default d: Int, max m: Int) -> Int {
         guard let v = o.int(name, c) else { return d }
-        guard v >= 1 else { usageError("\(c): --\(name) must be at least 1") }
+        guard v >= 1, v <= m else { usageError("\(c): --\(name) must be 1...\(m)") }
         return v
     }
     let key: Curve25519.KeyAgreement.PrivateKey
@@ -155,12 +265,23 @@ func threemaServeCommand(_ args: [String]) {
     }
     var conf = ChatHub.Configuration(permanentKey: key)
     conf.registerOnLogin = register
-    conf.queueLimit = atLeastOne("queue-limit", default: 100)
-    conf.queueByteLimit = atLeastOne("queue-bytes", default: 512 * 1024)
-    guard conf.queueByteLimit <= 64 << 20 else { usageError("\(c): --queue-bytes must be at most 67108864") }
-    conf.handshakeTimeout = Double(atLeastOne("handshake-timeout", default: 10))
-    let idle = atLeastOne("idle-timeout", default: 300)
-    let maxConnections = atLeastOne("max-connections", default: PollLimits.defaultMaxConnections(descriptorLimit: fileDescriptorLimit()))
+    conf.queueLimit = number("queue-limit", default: 100, max: 1_000_000)
+    conf.queueByteLimit = number("queue-bytes", default: 512 * 1024, max: 64 << 20)
+    conf.senderQueueByteLimit = number("sender-queue-bytes", default: conf.senderQueueByteLimit, max: 1 << 40)
+    conf.addressQueueByteLimit = number("address-queue-bytes", default: conf.addressQueueByteLimit, max: 1 << 40)
+    conf.totalQueueByteLimit = number("total-queue-bytes", default: conf.totalQueueByteLimit, max: 1 << 40)
+    conf.senderQueueLimit = max(conf.senderQueueLimit, conf.queueLimit)
+    conf.messageLifetime = Double(number("message-lifetime", default: Int(conf.messageLifetime), max: 10 * 365 * 86_400))
+    conf.acknowledgementWindow = Double(number("ack-window", default: Int(conf.acknowledgementWindow), max: 86_400))
+    conf.maxIdentities = number("max-identities", default: conf.maxIdentities, max: 100_000_000)
+    if let t = o.values["registration-rate"] { conf.registrationRate = chatRate(t, "registration-rate", c) }
+    if let t = o.values["handshake-rate"] { conf.handshakeRate = chatRate(t, "handshake-rate", c) }
+    if let t = o.values["global-handshake-rate"] { conf.globalHandshakeRate = chatRate(t, "global-handshake-rate", c) }
+    conf.handshakeTimeout = Double(number("handshake-timeout", default: 10, max: 86_400))
+    let idle = number("idle-timeout", default: 300, max: 30 * 86_400)
+    conf.idleTimeout = Double(idle)
+    let maxConnections = number("max-connections", default: PollLimits.defaultMaxConnections(descriptorLimit: fileDescriptorLimit()),
+                                max: 1 << 20)
     let identities = o.values["identities"].map { loadIdentities($0, c) } ?? [:]
     var trace: Int32 = -1
     if let path = o.values["trace"] {
@@ -168,6 +289,27 @@ func threemaServeCommand(_ args: [String]) {
         guard trace >= 0 else { usageError("\(c): cannot open --trace \(path)") }
     }
     var hub = ChatHub(configuration: conf, identities: identities)
+
+    // Durable state: replay the journal, then compact it (which also drops a torn tail).
+    var journal: JournalFile?
+    if let dir = o.values["dir"] {
+        var st = stat()
+        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { usageError("\(c): --dir \(dir) is not a directory") }
+        var j = JournalFile(dir: dir)
+        let lock = open(dir + "/lock", O_RDWR | O_CREAT, 0o600)
+        guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            usageError("\(c): --dir \(dir) is in use by another server (or DIR/lock cannot be opened)")
+        }
+        let bytes = j.read(c)
+        guard let summary = hub.restore(journal: bytes, now: chatSeconds()) else {
+            usageError("\(c): \(j.path) is not a chat server journal")
+        }
+        chatLog("journal: \(summary.records) records replayed, \(summary.identities) registered identities, "
+                + "\(summary.messages) queued messages, \(summary.expired) expired while stopped"
+                + (summary.ignoredTailBytes > 0 ? ", \(summary.ignoredTailBytes) bytes of a torn last record ignored" : ""))
+        guard j.replace(with: hub.journalSnapshot()) else { usageError("\(c): cannot write \(j.path): \(String(cString: strerror(errno)))") }
+        journal = j
+    }
 
     let listener: Int32
     do { listener = try Socket.listen(port: UInt16(portValue)) } catch { usageError("\(c): \(error)") }
@@ -178,16 +320,36 @@ func threemaServeCommand(_ args: [String]) {
     print("server key \(Hex.encode(key.publicKey.rawRepresentation))")
     print("listening on 127.0.0.1:\(port)")
     fflush(nil)
-    chatLog("threema serve: \(identities.count) known identities, register-on-login \(register ? "on" : "off"), "
+    func rateText(_ r: ChatRate?) -> String { r.map { "\($0.perSecond)/s burst \(Int($0.burst))" } ?? "none" }
+    chatLog("threema serve: \(hub.identityCount) known identities, register-on-login \(register ? "on" : "off"), "
             + "max-connections \(maxConnections), queue-limit \(conf.queueLimit), queue-bytes \(conf.queueByteLimit), "
-            + "handshake-timeout \(Int(conf.handshakeTimeout)), idle-timeout \(idle), trace \(trace >= 0 ? "on" : "off")")
+            + "sender-queue-bytes \(conf.senderQueueByteLimit), address-queue-bytes \(conf.addressQueueByteLimit), "
+            + "total-queue-bytes \(conf.totalQueueByteLimit), message-lifetime \(Int(conf.messageLifetime)), "
+            + "ack-window \(Int(conf.acknowledgementWindow)), registration-rate \(rateText(conf.registrationRate)), "
+            + "handshake-rate \(rateText(conf.handshakeRate)), global-handshake-rate \(rateText(conf.globalHandshakeRate)), "
+            + "handshake-timeout \(Int(conf.handshakeTimeout)), idle-timeout \(idle), trace \(trace >= 0 ? "on" : "off"), "
+            + "dir \(o.values["dir"] ?? "none (memory only)")")
 
     // A login may flush a whole queue at once: the output budget of a connection covers it.
     var limits = PollLimits(maxConnections: maxConnections, maxOutputBytes: conf.queueByteLimit + (1 << 20),
                             maxBufferBytes: 256 << 20)
-    limits.idleTimeoutMs = Int64(idle) * 1000
+    // The hub closes logged-in connections that send no complete payload; this is the backstop
+    // for any connection without traffic.
+    limits.idleTimeoutMs = Int64(idle) * 1000 + 5_000
     var loop = PollServer(listener: listener, limits: limits)
     var connectionsServed = 0
+    var journalFailed = false
+
+    /// Makes the hub's records durable before anything they commit to goes out. A journal that
+    /// cannot be written stops the server: acknowledging what is not stored would be a lie.
+    func commit(_ records: [UInt8]) -> Bool {
+        guard !records.isEmpty, journal != nil else { return true }
+        if journal!.append(records) { return true }
+        chatLog("journal: write to \(journal!.path) failed (\(String(cString: strerror(errno)))); stopping")
+        journalFailed = true
+        chatServerStopRequested = 1
+        return false
+    }
 
     func writeTrace(_ records: [ChatHub.TraceRecord]) {
         guard trace >= 0, !records.isEmpty else { return }
@@ -207,8 +369,9 @@ func threemaServeCommand(_ args: [String]) {
     /// Hub actions as a reply for `fd` and pushes to the others.
     func reply(_ out: ChatHub.Output, for fd: Int32) -> PollServer.Reply {
         for line in out.log { chatLog(line) }
-        writeTrace(out.trace)
         var r = PollServer.Reply()
+        guard commit(out.journal) else { r.close = true; return r }
+        writeTrace(out.trace)
         for a in out.actions {
             switch a {
             case .send(let target, let bytes):
@@ -226,12 +389,13 @@ func threemaServeCommand(_ args: [String]) {
             }
         }
         r.buffered = hub.bufferedByteCount(of: Int(fd))
+        r.established = hub.identity(of: Int(fd)) != nil
         return r
     }
 
-    loop.run(onOpen: { fd, _ in
+    loop.run(onOpen: { fd, address in
         connectionsServed += 1
-        hub.open(Int(fd), now: chatSeconds())
+        hub.open(Int(fd), address: address, now: chatSeconds())
     }, onData: { fd, bytes in
         reply(hub.receive(bytes, from: Int(fd), now: chatSeconds()), for: fd)
     }, onClose: { fd, why in
@@ -242,13 +406,34 @@ func threemaServeCommand(_ args: [String]) {
         } else {
             chatLog("connection \(fd): closed (\(why))")
         }
-    }, onTick: { _ in }, log: chatLog, shouldStop: { chatServerStopRequested != 0 }, expire: { _ in
+    }, onTick: { _ in
+        // Compaction: the journal is rewritten once it holds more than twice the live state.
+        guard var j = journal, j.size > 2 * hub.journalLiveByteCount + (1 << 20) else { return }
+        let before = j.size
+        if j.replace(with: hub.journalSnapshot()) {
+            chatLog("journal: compacted \(before) -> \(j.size) bytes")
+        } else {
+            chatLog("journal: compaction failed (\(String(cString: strerror(errno)))); appending to the old file")
+        }
+        journal = j
+    }, log: chatLog, shouldStop: { chatServerStopRequested != 0 }, expire: { _ in
         let out = hub.expire(now: chatSeconds())
         for line in out.log { chatLog(line) }
+        _ = commit(out.journal)
         return out.actions.compactMap { if case .close(let fd, let why) = $0 { (Int32(fd), why) } else { nil } }
     })
     close(listener)
     if trace >= 0 { close(trace) }
-    chatLog("stopped; \(connectionsServed) connections, \(hub.identities.count) identities, \(hub.messagesRouted) messages routed, "
-            + "\(hub.messagesRefused) refused, \(hub.violations) protocol violations, \(hub.totalQueuedBytes) bytes still queued")
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    chatLog("stopped; \(connectionsServed) connections, \(hub.identityCount) identities, \(hub.messagesRouted) messages routed, "
+            + "\(hub.messagesRefused) refused, \(hub.messagesExpired) expired, \(hub.messagesReleasedUnacknowledged) released "
+            + "unacknowledged, \(hub.handshakesRefused) handshakes and \(hub.registrationsRefused) registrations refused, "
+            + "\(hub.violations) protocol violations, \(hub.totalQueuedCount) messages (\(hub.totalQueuedBytes) bytes) still queued, "
+            + "peak RSS \(usage.ru_maxrss) KiB")
+    if journalFailed { exit(1) }
 }
