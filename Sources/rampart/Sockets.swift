@@ -54,9 +54,19 @@ enum Socket {
         return fd
     }
 
-    /// A connected socket to 127.0.0.1:port (blocking connect).
-    static func connect(port: UInt16) throws -> Int32 {
+    /// A connected socket to 127.0.0.1:port (blocking connect), from the loopback address
+    /// `source` (127.0.0.0/8, as 32-bit host order) when given: tests play clients on several
+    /// addresses without leaving the machine.
+    static func connect(port: UInt16, source: UInt32? = nil) throws -> Int32 {
         let fd = try tcp()
+        if let source {
+            var from = loopback(0)
+            from.sin_addr.s_addr = source.bigEndian
+            let r = withUnsafePointer(to: &from) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard r == 0 else { let e = errno; close(fd); throw SocketError(call: "bind source address", code: e) }
+        }
         var addr = loopback(port)
         let r = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

@@ -16,6 +16,13 @@ let threemaClientTestUsage = """
 usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--messages N] [--marker S]
                                    [--timeout S] [--duration S]
        rampart threema client-test --port P --server-key HEX --probe oversize|slow-reader
+       rampart threema client-test --port P --server-key HEX --probe queue-flood [--receivers N]
+                                   [--count N] [--size N]
+       rampart threema client-test --port P --server-key HEX --probe register-flood [--count N]
+       rampart threema client-test --port P --server-key HEX --probe idle [--idle S]
+       rampart threema client-test --port P --server-key HEX --probe store|fetch --state FILE
+                                   [--count N]
+       (every form also takes --source ADDRESS: connect from that 127.x.y.z address)
 
   Runs N pairs (default 1) of clients concurrently (a thread per pair) against
   `rampart threema serve --register-on-login` on 127.0.0.1:P, pinning --server-key (64 hex digits).
@@ -31,7 +38,22 @@ usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--mess
   --probe registers and logs in a fresh identity, then misbehaves: `oversize` sends a frame length
   prefix of 65535 (over the 8192-byte limit); `slow-reader` sends 8000-byte echo requests and never
   reads the answers. Exit status 0 when the server closed the connection (within --timeout).
+
+  Attacks and durability checks (Scripts/threema-chat-test.sh), each printing one `probe` line:
+  `queue-flood` registers --receivers throwaway identities (default 131) that then stay offline,
+  and one sender sends them --count envelopes each (default 64) of about --size bytes (default
+  8000): the line counts the server's acks and refusals. `register-flood` registers --count fresh
+  identities (default 1000) one after another and counts the registrations the server refused.
+  `idle` logs in, stays silent for --idle seconds (default 10), then needs an echo answered.
+  `store` registers two identities (kept in --state FILE, secret keys in hex, mode 0600; reused
+  when FILE exists), the receiver leaves, and the sender queues --count texts (default 20) for it,
+  printing how many the server acknowledged even if the server dies meanwhile; `fetch` logs the
+  receiver in without registering, acknowledges everything queued and prints how many arrived;
+  exit status 1 if any arrived twice or out of order.
 """
+
+/// The loopback source address of every connection (`--source`), host order; nil: the default.
+nonisolated(unsafe) private var chatClientSource: UInt32?
 
 /// One pair's outcome.
 private struct PairOutcome {
@@ -111,6 +133,10 @@ private struct Party {
     var pendingAcks: Set<UInt64> = []
     var echoes = 0
     var rng = SecureRandom()
+    /// Probes: alerts and acknowledgements are counted instead of failing the run.
+    var tolerant = false
+    var alerts: [String] = []
+    var acked = 0
 
     init(name: String, identity: ThreemaIdentity, peer: ThreemaContact) throws {
         self.name = name
@@ -123,7 +149,7 @@ private struct Party {
     var connected: Bool { fd >= 0 }
 
     mutating func connect(port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, register: Bool) throws {
-        fd = try Socket.connect(port: port)
+        fd = try Socket.connect(port: port, source: chatClientSource)
         let (c, hello) = try CSP.Client.start(configuration: .init(identity: identity, permittedServerKeys: [serverKey]), using: &rng)
         client = c
         loggedIn = false
@@ -204,11 +230,13 @@ private struct Party {
             }
         case .outgoingMessageAck(let a):
             guard pendingAcks.remove(a.messageID) != nil else { throw DriverFailure("\(name): unexpected ack") }
+            acked += 1
         case .queueSendComplete:
             queueComplete = true
             deliveredAtQueueComplete = delivered.count
         case .echoResponse: echoes += 1
         case .closeError(_, let text): throw DriverFailure("\(name): close-error: \(text)")
+        case .alert(let text) where tolerant: alerts.append(text)
         case .alert(let text): throw DriverFailure("\(name): alert: \(text)")
         default: break
         }
@@ -305,7 +333,8 @@ private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreem
 
 func threemaClientTestCommand(_ args: [String]) {
     let c = "threema client-test"
-    let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout", "probe", "duration"], command: c)
+    let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout", "probe", "duration",
+                                    "source", "receivers", "count", "size", "idle", "state"], command: c)
     if o.help { print(threemaClientTestUsage); exit(0) }
     if !o.positional.isEmpty { usageError("\(c): unexpected argument \(o.positional[0])") }
     guard let port = o.int("port", c), (1...65_535).contains(port) else { usageError("\(c): --port must be 1...65535") }
@@ -322,11 +351,41 @@ func threemaClientTestCommand(_ args: [String]) {
     guard !marker.isEmpty, marker.utf8.count <= 64, marker.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
         usageError("\(c): --marker must be 1 to 64 printable ASCII characters")
     }
-    let timeoutMs = Int64(o.int("timeout", c) ?? 60) * 1000
+    let timeout = o.int("timeout", c) ?? 60
+    guard (1...3600).contains(timeout) else { usageError("\(c): --timeout must be 1...3600") }
+    let timeoutMs = Int64(timeout) * 1000
+    if let source = o.values["source"] {
+        let parts = source.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+        guard parts.count == 4, parts.allSatisfy({ $0 != nil }), parts[0] == 127 else {
+            usageError("\(c): --source must be a loopback address 127.x.y.z")
+        }
+        chatClientSource = parts.reduce(UInt32(0)) { $0 << 8 | UInt32($1!) }
+    }
     signal(SIGPIPE, SIG_IGN)
     if let probe = o.values["probe"] {
-        guard probe == "oversize" || probe == "slow-reader" else { usageError("\(c): --probe is oversize or slow-reader") }
-        runProbe(probe, port: UInt16(port), serverKey: serverKey, timeoutMs: timeoutMs)
+        func count(_ name: String, _ d: Int, _ r: ClosedRange<Int>) -> Int {
+            let v = o.int(name, c) ?? d
+            guard r.contains(v) else { usageError("\(c): --\(name) must be \(r.lowerBound)...\(r.upperBound)") }
+            return v
+        }
+        let p = UInt16(port)
+        switch probe {
+        case "oversize", "slow-reader":
+            runProbe(probe, port: p, serverKey: serverKey, timeoutMs: timeoutMs)
+        case "queue-flood":
+            runQueueFlood(port: p, serverKey: serverKey, receivers: count("receivers", 131, 1...10_000),
+                          each: count("count", 64, 1...10_000), size: count("size", 8000, 1...8000), timeoutMs: timeoutMs)
+        case "register-flood":
+            runRegisterFlood(port: p, serverKey: serverKey, count: count("count", 1000, 1...1_000_000), timeoutMs: timeoutMs)
+        case "idle":
+            runIdle(port: p, serverKey: serverKey, idleSeconds: count("idle", 10, 0...3600), timeoutMs: timeoutMs)
+        case "store", "fetch":
+            guard let state = o.values["state"] else { usageError("\(c): --probe \(probe) needs --state FILE") }
+            runStoreFetch(probe == "store", state: state, port: p, serverKey: serverKey, count: count("count", 20, 1...100_000),
+                          timeoutMs: timeoutMs)
+        default:
+            usageError("\(c): --probe is oversize, slow-reader, queue-flood, register-flood, idle, store or fetch")
+        }
     }
     let start = monotonicMilliseconds()
     let endAt = start + Int64(o.int("duration", c) ?? 0) * 1000
@@ -391,5 +450,173 @@ private func runProbe(_ probe: String, port: UInt16, serverKey: Curve25519.KeyAg
         exit(0)
     } catch {
         checkFailure("probe \(probe): \(error)")
+    }
+}
+
+/// A party alone (its peer is itself; nothing is sent to it): logs in, registering when asked.
+private func soloLogin(_ identity: ThreemaIdentity, peer: ThreemaContact, port: UInt16,
+                       serverKey: Curve25519.KeyAgreement.PublicKey, register: Bool, timeoutMs: Int64) throws -> Party {
+    var p = try Party(name: "\(identity.id)", identity: identity, peer: peer)
+    p.tolerant = true
+    var other = try Party(name: "unused", identity: identity, peer: identity.contact)
+    try p.connect(port: port, serverKey: serverKey, register: register)
+    try pump(&p, &other, timeoutMs: timeoutMs, "login of \(identity.id)") { p, _ in p.queueComplete }
+    return p
+}
+
+/// Reads until `done` holds for one party.
+private func pumpOne(_ p: inout Party, timeoutMs: Int64, _ what: String, until done: (Party) -> Bool) throws {
+    var other = try Party(name: "unused", identity: p.identity, peer: p.identity.contact)
+    try pump(&p, &other, timeoutMs: timeoutMs, what) { a, _ in done(a) }
+}
+
+/// The attack that once stopped all delivery: throwaway receivers that stay offline, one sender
+/// filling their queues. Prints the server's acks and refusals.
+private func runQueueFlood(port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, receivers: Int, each: Int, size: Int,
+                           timeoutMs: Int64) -> Never {
+    var rng = SecureRandom()
+    do {
+        var targets: [ThreemaIdentity] = []
+        for _ in 0..<receivers {
+            let t = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
+            var p = try soloLogin(t, peer: t.contact, port: port, serverKey: serverKey, register: true, timeoutMs: timeoutMs)
+            p.disconnect()
+            targets.append(t)
+        }
+        let me = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
+        var sender = try soloLogin(me, peer: me.contact, port: port, serverKey: serverKey, register: true, timeoutMs: timeoutMs)
+        let body = [UInt8](repeating: 0x61, count: max(1, size - 400))   // the envelope adds about 400 bytes
+        var sent = 0
+        for _ in 0..<each {
+            for t in targets {
+                let keys = try PairKeys(identity: me, contact: t.contact)
+                let message = OutgoingMessage(type: .text, body: body, createdAt: 1, flags: [], using: &rng)
+                let wire = try EndToEnd.seal(message, from: me, keys: keys, using: &rng)
+                sender.pendingAcks.insert(message.messageID)
+                try sender.send(.outgoingMessage(try CSP.Message(wire)))
+                sent += 1
+                if sent % 64 == 0 {
+                    let want = sent
+                    try pumpOne(&sender, timeoutMs: timeoutMs, "answers") { $0.acked + $0.alerts.count >= want }
+                }
+            }
+        }
+        try pumpOne(&sender, timeoutMs: timeoutMs, "answers") { $0.acked + $0.alerts.count >= sent }
+        print("probe queue-flood: \(receivers) receivers, \(sent) sent, \(sender.acked) accepted, \(sender.alerts.count) refused"
+              + (sender.alerts.first.map { " (first refusal: \($0))" } ?? ""))
+        exit(0)
+    } catch {
+        checkFailure("probe queue-flood: \(error)")
+    }
+}
+
+/// Fresh identities registered one after another; prints how many the server refused.
+private func runRegisterFlood(port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, count: Int, timeoutMs: Int64) -> Never {
+    var rng = SecureRandom()
+    var registered = 0, refused = 0
+    var firstRefusal: String?
+    for _ in 0..<count {
+        let t = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
+        do {
+            var p = try soloLogin(t, peer: t.contact, port: port, serverKey: serverKey, register: true, timeoutMs: timeoutMs)
+            p.disconnect()
+            registered += 1
+        } catch {
+            refused += 1
+            if firstRefusal == nil { firstRefusal = "\(error)" }
+        }
+    }
+    print("probe register-flood: \(count) tried, \(registered) registered, \(refused) refused"
+          + (firstRefusal.map { " (first: \($0))" } ?? ""))
+    exit(0)
+}
+
+/// Logs in, stays silent, then needs an echo answered: a logged-in user that outlives a flood.
+private func runIdle(port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey, idleSeconds: Int, timeoutMs: Int64) -> Never {
+    var rng = SecureRandom()
+    let me = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
+    do {
+        var p = try soloLogin(me, peer: me.contact, port: port, serverKey: serverKey, register: true, timeoutMs: timeoutMs)
+        print("probe idle: \(me.id) logged in; silent for \(idleSeconds) s")
+        fflush(nil)
+        // Silent, but watching: a close by the server ends the probe at once.
+        let until = monotonicMilliseconds() + Int64(idleSeconds) * 1000
+        while monotonicMilliseconds() < until {
+            var f = pollfd(fd: p.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&f, 1, 200) > 0 { try p.readAvailable() }
+        }
+        try p.send(.echoRequest([0x49]))
+        try pumpOne(&p, timeoutMs: timeoutMs, "the echo") { $0.echoes == 1 }
+        print("probe idle: \(me.id) still served after \(idleSeconds) s")
+        exit(0)
+    } catch {
+        checkFailure("probe idle: \(me.id) lost: \(error)")
+    }
+}
+
+/// The two identities of `--state FILE` (created when missing): `ID SECRET-HEX` per line.
+private func stateIdentities(_ path: String, create: Bool) -> (ThreemaIdentity, ThreemaIdentity) {
+    if let text = readTextFile(path) {
+        let rows = text.split(separator: "\n").map { $0.split(separator: " ") }
+        guard rows.count == 2, rows.allSatisfy({ $0.count == 2 }),
+              let a = try? ThreemaIdentity(id: ThreemaID(String(rows[0][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[0][1])))),
+              let b = try? ThreemaIdentity(id: ThreemaID(String(rows[1][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[1][1]))))
+        else { usageError("threema client-test: --state \(path) is not a state file") }
+        return (a, b)
+    }
+    guard create else { usageError("threema client-test: cannot read --state \(path)") }
+    var rng = SecureRandom()
+    let a = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
+    let b = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
+    let text = [a, b].map { "\($0.id) \(Hex.encode($0.privateKey.rawRepresentation))\n" }.joined()
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    guard fd >= 0 else { usageError("threema client-test: cannot create --state \(path)") }
+    let bytes = Array(text.utf8)
+    guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+        usageError("threema client-test: cannot write --state \(path)")
+    }
+    close(fd)
+    return (a, b)
+}
+
+/// `store`: the sender queues texts for the offline receiver; `fetch`: the receiver takes them.
+private func runStoreFetch(_ store: Bool, state: String, port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey,
+                           count: Int, timeoutMs: Int64) -> Never {
+    let (a, b) = stateIdentities(state, create: store)
+    if store {
+        var acked = 0
+        do {
+            var receiver = try soloLogin(b, peer: a.contact, port: port, serverKey: serverKey, register: true, timeoutMs: timeoutMs)
+            receiver.disconnect()
+            var sender = try soloLogin(a, peer: b.contact, port: port, serverKey: serverKey, register: true, timeoutMs: timeoutMs)
+            sender.tolerant = false
+            for k in 0..<count {
+                try sender.sendE2E(type: .text, body: Array("stored-\(k)".utf8))
+                // One at a time: the count printed is exactly what the server acknowledged.
+                try pumpOne(&sender, timeoutMs: timeoutMs, "the ack of stored-\(k)") { $0.pendingAcks.isEmpty }
+                acked = k + 1
+            }
+            print("probe store: \(acked) of \(count) acknowledged")
+            exit(0)
+        } catch {
+            print("probe store: \(acked) of \(count) acknowledged before: \(error)")
+            exit(1)
+        }
+    }
+    do {
+        var receiver = try Party(name: "\(b.id)", identity: b, peer: a.contact)
+        try receiver.connect(port: port, serverKey: serverKey, register: false)
+        try pumpOne(&receiver, timeoutMs: timeoutMs, "the queue") { $0.queueComplete }
+        // The acks went out with each message; an echo round trip makes sure the server has them.
+        try receiver.send(.echoRequest([0x46]))
+        try pumpOne(&receiver, timeoutMs: timeoutMs, "the echo") { $0.echoes == 1 }
+        let got = receiver.delivered
+        let indices = got.compactMap { $0.hasPrefix("stored-") ? Int($0.dropFirst(7)) : nil }
+        let ordered = indices.count == got.count && zip(indices, indices.dropFirst()).allSatisfy { $0 < $1 }
+        print("probe fetch: \(got.count) messages" + (got.isEmpty ? "" : ", stored-\(indices.first ?? -1) to stored-\(indices.last ?? -1)")
+              + (ordered ? ", each once and in order" : ", REPEATED OR OUT OF ORDER"))
+        exit(ordered ? 0 : 1)
+    } catch {
+        checkFailure("probe fetch: \(error)")
     }
 }
