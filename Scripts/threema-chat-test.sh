@@ -18,11 +18,20 @@
 #           (dropped over its output budget), 40 connections over the cap (shed); each is logged, the
 #           legit pairs succeed, and a new pair is still served afterwards; SIGTERM stops the server
 #           with a summary line
+#   attacks (issue 35), each while a legitimate client is served and with the server's peak RSS:
+#           the queue-budget flood (131 throwaway receivers, 64 envelopes of 8 KiB each: refused past
+#           the sender's share); queue memory accounted (64 MiB charged, resident growth at most
+#           5/4 of it); 400 half-open sockets at a cap of 64 (silent logged-in users are not shed);
+#           the registration flood (one address held to its burst, another still registers); a
+#           hello flood for 5 s (the server under 35 % of a core)
+#   durable (--dir): SIGKILL and restart: 20 queued messages arrive once and in order, with the
+#           identities restored; acknowledged ones stay gone; a kill during traffic loses nothing
+#           the server acknowledged
 #   closed  (--identities FILE, no --register-on-login): the file is loaded; the driver's fresh
 #           identities are not registered and it exits 1
 #   usage   bad options (and a malformed identities file) exit 2
 #
-# Exits nonzero on any mismatch; the servers are always stopped. About half a minute.
+# Exits nonzero on any mismatch; the servers are always stopped. About a minute and a half.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,7 +90,7 @@ mode=$(stat -c %a "$work/server.key" 2>/dev/null || stat -f %Lp "$work/server.ke
 stop "$spid" keygen
 
 marker="RMK$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-start main --key "$work/server.key" --register-on-login --trace "$work/trace" --max-connections 400
+start main --key "$work/server.key" --register-on-login --registration-rate 10:200 --trace "$work/trace" --max-connections 400
 [ "$key" = "$first_key" ] && ok "the key file is read again (same server key)" || fail "the server key changed across restarts"
 main_pid=$spid
 if out=$("$bin" threema client-test --port "$port" --server-key "$key" --pairs 1 --marker "$marker"); then
@@ -186,6 +195,189 @@ else
 fi
 stop "$abuse_pid" abuse
 
+# ---- attacks of issue 35: each runs while legitimate clients (on 127.0.0.1) must stay served ----
+# peak PID: the server's peak resident size (VmHWM) in KiB.
+peak() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$1/status" 2>/dev/null || echo "?"; }
+# cpu PID: the server's user + system clock ticks so far.
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# The queue-budget attack: 131 throwaway receivers that never log in again, 64 envelopes of 8 KiB
+# each from one sender (67 MB, over the 64 MiB budget). Registration is left unlimited here so the
+# attacker gets all its receivers; its sender share (1 MiB) stops it, and the pair keeps talking.
+start qflood --register-on-login --registration-rate 0
+"$bin" threema client-test --port "$port" --server-key "$key" --source 127.0.0.1 --pairs 2 --messages 5 --duration 8 \
+    >"$work/qlegit.out" 2>&1 &
+legit=$!
+if out=$("$bin" threema client-test --port "$port" --server-key "$key" --source 127.0.0.9 --probe queue-flood \
+         --receivers 131 --count 64 --size 8000 --timeout 60); then
+    accepted=$(echo "$out" | sed -n 's/.* \([0-9]*\) accepted.*/\1/p')
+    if [ -n "$accepted" ] && [ "$accepted" -le 130 ] && echo "$out" | grep -q "has its share of the server's queues in use"; then
+        ok "queue flood refused past the sender's share: $out"
+    else
+        fail "queue flood not bounded by the sender's share: $out"
+    fi
+else
+    fail "queue flood probe: $out"
+fi
+if wait "$legit"; then ok "legit pairs during the queue flood: $(cat "$work/qlegit.out")"; else fail "legit pairs during the queue flood: $(cat "$work/qlegit.out")"; fi
+if out=$("$bin" threema client-test --port "$port" --server-key "$key" --pairs 1); then
+    ok "a new pair after the queue flood: $out"
+else
+    fail "a new pair after the queue flood: $out"
+fi
+echo "   queue flood: server peak RSS $(peak "$spid") KiB"
+stop "$spid" qflood
+
+# Memory accounting: with the shares larger than the budget one sender fills all 64 MiB; the
+# resident size may grow by little more than what the budget counts (charged bytes).
+start qfull --register-on-login --registration-rate 0 --queue-bytes 1048576 --sender-queue-limit 100000 \
+    --sender-queue-bytes 1073741824 --address-queue-bytes 1073741824
+base=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$spid/status")
+out=$("$bin" threema client-test --port "$port" --server-key "$key" --probe queue-flood --receivers 131 --count 64 --size 8000 \
+      --timeout 60 || true)
+echo "$out" | grep -q "the server's queue budget is exhausted" && ok "the global budget holds: $out" || fail "global budget: $out"
+qpeak=$(peak "$spid")
+stop "$spid" qfull
+queued=$(sed -n 's/.* messages (\([0-9]*\) bytes) still queued.*/\1/p' "$work/qfull.log")
+if [ -n "$queued" ] && [ "$queued" -gt 60000000 ] && [ $(( (qpeak - base) * 1024 )) -le $(( queued * 5 / 4 )) ]; then
+    ok "queue memory accounted: $queued bytes charged, resident growth $(( (qpeak - base) * 1024 )) bytes (peak $qpeak KiB)"
+else
+    fail "queue memory: $queued bytes charged, resident growth $(( (qpeak - base) * 1024 )) bytes (base $base KiB, peak $qpeak KiB)"
+fi
+
+# Connection-cap shedding: logged-in users that stay silent outlive 400 sockets (from another
+# address) that never finish a handshake, at a cap of 64.
+start shed --register-on-login --max-connections 64
+idlers=()
+for i in 1 2 3; do
+    "$bin" threema client-test --port "$port" --server-key "$key" --probe idle --idle 7 >"$work/idle$i.out" 2>&1 &
+    idlers+=($!)
+done
+sleep 1.5
+python3 - "$port" <<'PY'
+import socket, sys, time
+conns = []
+for _ in range(400):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5, source_address=("127.0.0.3", 0))
+        conns.append(s)
+    except OSError:
+        pass
+time.sleep(3)
+for c in conns:
+    c.close()
+PY
+survivors=0
+for i in 0 1 2; do wait "${idlers[$i]}" && survivors=$((survivors + 1)); done
+[ "$survivors" = 3 ] && ok "3 of 3 silent logged-in users outlived 400 half-open sockets at a cap of 64" \
+    || fail "$survivors of 3 silent logged-in users survived the connection flood: $(cat "$work"/idle*.out)"
+logged shed "shed: connection limit of 64 reached; not established" "the flood shed its own kind"
+echo "   connection flood: server peak RSS $(peak "$spid") KiB"
+stop "$spid" shed
+
+# The registration flood: one address registers at most its burst (64); another address is served.
+start regflood --register-on-login
+out=$("$bin" threema client-test --port "$port" --server-key "$key" --source 127.0.0.4 --probe register-flood --count 150)
+registered=$(echo "$out" | sed -n 's/.* \([0-9]*\) registered.*/\1/p')
+if [ -n "$registered" ] && [ "$registered" -le 65 ] && [ "$registered" -ge 60 ]; then
+    ok "registration flood held to the per-address burst: $out"
+else
+    fail "registration flood: $out"
+fi
+logged regflood "registration rate limit for 127.0.0.4 reached" "registration refusals logged"
+if out=$("$bin" threema client-test --port "$port" --server-key "$key" --source 127.0.0.1 --pairs 1); then
+    ok "another address still registers: $out"
+else
+    fail "another address after the registration flood: $out"
+fi
+echo "   registration flood: server peak RSS $(peak "$spid") KiB"
+stop "$spid" regflood
+
+# The hello flood: client-hellos from one address as fast as this client can open connections, for
+# 5 s; the server refuses them past the per-address rate before any key agreement and stays cheap;
+# pairs from 127.0.0.1 are served meanwhile (short ones: a long talk would measure its own CPU).
+start hello --register-on-login
+c0=$(cpu "$spid")
+python3 - "$port" >"$work/hellos" <<'PY' &
+import os, socket, sys
+import time
+port, n, end = int(sys.argv[1]), 0, time.time() + 5
+hello = os.urandom(48)              # a client temporary key and cookie
+while time.time() < end and n < 1000000:
+    batch = []
+    for _ in range(64):
+        s = socket.socket()
+        s.setblocking(False)
+        s.bind(("127.0.0.5", 0))
+        s.connect_ex(("127.0.0.1", port))
+        batch.append(s)
+    for s in batch:
+        try:
+            s.send(hello)
+            n += 1
+        except OSError:
+            pass
+        s.close()
+print(n)
+PY
+flood=$!
+sleep 1
+served=0
+for i in 1 2 3; do
+    "$bin" threema client-test --port "$port" --server-key "$key" --source 127.0.0.1 --pairs 1 >>"$work/hlegit.out" 2>&1 \
+        && served=$((served + 1))
+    sleep 0.5
+done
+wait "$flood"
+c1=$(cpu "$spid")
+hellos=$(cat "$work/hellos")
+share=$(( (c1 - c0) * 100 / (5 * $(getconf CLK_TCK)) ))
+if [ "$hellos" -ge 2000 ] && [ "$share" -le 35 ]; then
+    ok "hello flood ($hellos hellos in 5 s): the server used ${share}% of a core"
+else
+    fail "hello flood ($hellos hellos in 5 s, 2000 wanted): the server used ${share}% of a core"
+fi
+logged hello "handshake refused: rate limit for 127.0.0.5" "hello flood refused by the handshake rate limit"
+[ "$served" = 3 ] && ok "3 of 3 pairs served during the hello flood" || fail "$served of 3 pairs served during the hello flood: $(cat "$work/hlegit.out")"
+echo "   hello flood: server peak RSS $(peak "$spid") KiB"
+stop "$spid" hello
+
+# ---- durable state (--dir): SIGKILL and restart, nothing acknowledged lost, nothing twice ----
+mkdir -p "$work/state"
+roomy="--queue-limit 5000 --queue-bytes 8388608 --sender-queue-limit 5000 --sender-queue-bytes 8388608"
+start durable --register-on-login --key "$work/server.key" --dir "$work/state" $roomy
+out=$("$bin" threema client-test --port "$port" --server-key "$key" --probe store --state "$work/ids.state" --count 20)
+kill -KILL "$spid"; wait "$spid" 2>/dev/null || true
+start durable2 --key "$work/server.key" --dir "$work/state" $roomy
+got=$("$bin" threema client-test --port "$port" --server-key "$key" --probe fetch --state "$work/ids.state" || true)
+[ "$got" = "probe fetch: 20 messages, stored-0 to stored-19, each once and in order" ] \
+    && ok "after SIGKILL: $out; $got (identities restored: no registration on this server)" || fail "after SIGKILL: $out; $got"
+kill -KILL "$spid"; wait "$spid" 2>/dev/null || true
+start durable3 --register-on-login --key "$work/server.key" --dir "$work/state" $roomy
+got=$("$bin" threema client-test --port "$port" --server-key "$key" --probe fetch --state "$work/ids.state" || true)
+[ "$got" = "probe fetch: 0 messages, each once and in order" ] && ok "acknowledged messages stay gone after a second SIGKILL: $got" \
+    || fail "after the second SIGKILL: $got"
+# Killed in the middle of the traffic: everything the server acknowledged arrives, once, in order.
+"$bin" threema client-test --port "$port" --server-key "$key" --probe store --state "$work/ids.state" --count 4000 \
+    >"$work/store.out" 2>&1 &
+storer=$!
+sleep 0.7
+kill -KILL "$spid"; wait "$spid" 2>/dev/null || true
+wait "$storer" || true
+acked=$(sed -n 's/^probe store: \([0-9]*\) of 4000 acknowledged before.*/\1/p' "$work/store.out")
+start durable4 --key "$work/server.key" --dir "$work/state" $roomy
+got=$("$bin" threema client-test --port "$port" --server-key "$key" --probe fetch --state "$work/ids.state" || true)
+n=$(echo "$got" | sed -n 's/^probe fetch: \([0-9]*\) messages.*/\1/p')
+if [ -n "$acked" ] && [ "$acked" -gt 0 ] && [ -n "$n" ] && [ "$n" -ge "$acked" ] && [ "$n" -le $((acked + 1)) ] \
+   && echo "$got" | grep -q "each once and in order"; then
+    ok "SIGKILL during traffic: $acked acknowledged, $got"
+else
+    fail "SIGKILL during traffic: $(cat "$work/store.out"); $got"
+fi
+logged durable4 "journal: [0-9]+ records replayed, 2 registered identities" "the journal was replayed"
+stop "$spid" durable4
+[ -z "$(ls "$work/state" | grep -v '^journal$\|^lock$')" ] && ok "no temporary files left in --dir" || fail "files left in --dir: $(ls "$work/state")"
+
 # ---- without --register-on-login: known identities only ----
 pub=$("$bin" x25519 --scalar 0707070707070707070707070707070707070707070707070707070707070707)
 printf '# test identities\nALICE001 %s\nBOB00001 %s  # a comment\n' "$pub" "$pub" >"$work/ids"
@@ -212,7 +404,7 @@ set -e
 
 if [ "$failures" -ne 0 ]; then
     echo "threema-chat-test: $failures failure(s)"
-    for n in main abuse closed; do echo "--- $n.log (tail)"; tail -20 "$work/$n.log" 2>/dev/null || true; done
+    for n in main abuse qflood qfull shed regflood hello durable durable2 durable3 durable4 closed; do echo "--- $n.log (tail)"; tail -20 "$work/$n.log" 2>/dev/null || true; done
     exit 1
 fi
 echo "threema-chat-test: all checks passed"

@@ -17,7 +17,8 @@ import RampartThreemaChatServer
 let threemaServeUsage = """
 usage: rampart threema serve --port P [--key FILE] [--dir DIR] [--identities FILE] [--register-on-login]
                              [--max-connections N] [--queue-limit N] [--queue-bytes N]
-                             [--sender-queue-bytes N] [--address-queue-bytes N] [--total-queue-bytes N]
+                             [--sender-queue-limit N] [--sender-queue-bytes N] [--address-queue-bytes N]
+                             [--total-queue-bytes N]
                              [--message-lifetime S] [--ack-window S] [--max-identities N]
                              [--registration-rate R[:B]] [--handshake-rate R[:B]]
                              [--global-handshake-rate R[:B]]
@@ -46,6 +47,7 @@ usage: rampart threema serve --port P [--key FILE] [--dir DIR] [--identities FIL
                           there is none)
   --queue-limit N         messages queued per receiver (default 100); more are refused with an alert
   --queue-bytes N         bytes queued per receiver (default 524288)
+  --sender-queue-limit N  messages one sender may have queued for all receivers (default 1000)
   --sender-queue-bytes N  bytes one sender may have queued for all receivers (default 1048576)
   --address-queue-bytes N bytes the senders on one address may have queued (default 16777216)
   --total-queue-bytes N   bytes queued in all (default 67108864). Queued bytes are charged as the
@@ -247,7 +249,7 @@ func threemaServeCommand(_ args: [String]) {
     var register = false
     for a in args { if a == "--register-on-login" { register = true } else { rest.append(a) } }
     let o = Options(rest, allowed: ["port", "key", "dir", "identities", "max-connections", "queue-limit", "queue-bytes",
-                                    "sender-queue-bytes", "address-queue-bytes", "total-queue-bytes", "message-lifetime",
+                                    "sender-queue-limit", "sender-queue-bytes", "address-queue-bytes", "total-queue-bytes", "message-lifetime",
                                     "ack-window", "max-identities", "registration-rate", "handshake-rate",
                                     "global-handshake-rate", "handshake-timeout", "idle-timeout", "trace"], command: c)
     if o.help { print(threemaServeUsage); exit(0) }
@@ -270,7 +272,7 @@ func threemaServeCommand(_ args: [String]) {
     conf.senderQueueByteLimit = number("sender-queue-bytes", default: conf.senderQueueByteLimit, max: 1 << 40)
     conf.addressQueueByteLimit = number("address-queue-bytes", default: conf.addressQueueByteLimit, max: 1 << 40)
     conf.totalQueueByteLimit = number("total-queue-bytes", default: conf.totalQueueByteLimit, max: 1 << 40)
-    conf.senderQueueLimit = max(conf.senderQueueLimit, conf.queueLimit)
+    conf.senderQueueLimit = number("sender-queue-limit", default: max(conf.senderQueueLimit, conf.queueLimit), max: 100_000_000)
     conf.messageLifetime = Double(number("message-lifetime", default: Int(conf.messageLifetime), max: 10 * 365 * 86_400))
     conf.acknowledgementWindow = Double(number("ack-window", default: Int(conf.acknowledgementWindow), max: 86_400))
     conf.maxIdentities = number("max-identities", default: conf.maxIdentities, max: 100_000_000)
