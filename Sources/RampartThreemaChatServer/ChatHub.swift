@@ -213,7 +213,9 @@ public struct ChatHub {
     }
 
     /// The identity table a connection's `CSP.Server` looks keys up in. It holds a share of the
-    /// hub's table only during `receive` (so later registrations do not copy the table).
+    /// hub's table and the connection's registration candidate only during `receive`: later
+    /// registrations do not copy the table, and copies of the hub (which share this object) never
+    /// see each other's state.
     final class Directory: @unchecked Sendable {
         var table: [ThreemaID: Known] = [:]
         var candidate: ThreemaContact?
@@ -226,6 +228,8 @@ public struct ChatHub {
         var server: CSP.Server?
         var directory = Directory()
         var preamble: [UInt8] = []
+        /// The identity a registration preamble announced.
+        var candidate: ThreemaContact?
         var identity: ThreemaID?
         var handshakeBytes = 0
         /// When the last complete payload arrived (or the login verified).
@@ -372,7 +376,7 @@ public struct ChatHub {
                         closeConnection(connection, "malformed registration preamble", &out, violation: true)
                         return out
                     }
-                    c.directory.candidate = contact
+                    c.candidate = contact
                 } else if !c.preamble.isEmpty {
                     connections[connection] = c
                     closeConnection(connection, "malformed registration preamble", &out, violation: true)
@@ -402,16 +406,21 @@ public struct ChatHub {
         }
         c.handshakeBytes += c.identity == nil ? input.count : 0
         let result: CSP.Output
-        if c.identity == nil { c.directory.table = known }
+        if c.identity == nil {
+            c.directory.table = known
+            c.directory.candidate = c.candidate
+        }
         do {
             result = try c.server!.receive(input)
+            c.directory.table = [:]   // before any registration below changes the table
+            c.directory.candidate = nil
         } catch {
             c.directory.table = [:]
+            c.directory.candidate = nil
             connections[connection] = c
             closeConnection(connection, "protocol violation: \(error)", &out, violation: true)
             return out
         }
-        c.directory.table = [:]
         connections[connection] = c
         if !result.outgoing.isEmpty { out.actions.append(.send(connection, result.outgoing)) }
         for event in result.events {

@@ -59,7 +59,7 @@ private struct ChatHubFixture: @unchecked Sendable {
 
 let threemaChatHubTarget = FuzzTarget(
     name: "threema-chat-hub",
-    summary: "loopback chat hub: a sequence of (connection 1-4, chunk) steps, a chunk being fuzz bytes, the connection's genuine frames (echo, a routed message, an ack) or a registration preamble with a client-hello: no trap; actions only for open connections, nothing after a close; buffered bytes and queues stay within their bounds; the handshake timeout closes only connections that did not log in",
+    summary: "loopback chat hub: a sequence of (connection 1-4, chunk) steps, a chunk being fuzz bytes, the connection's genuine frames (echo, a routed message, an ack) or a registration preamble with a client-hello: no trap; actions only for open connections, nothing after a close; buffered bytes and queues stay within their bounds; the handshake timeout closes only connections that did not log in, the idle timeout only logged-in ones",
     maxLength: 12_000,
     run: { data in
         var input = FuzzInput(data)
@@ -103,9 +103,13 @@ let threemaChatHubTarget = FuzzTarget(
             FuzzCheck.require(hub.totalQueuedBytes <= 2 * hub.configuration.queueByteLimit, "queue bytes bound")
             for id in hub.identities.keys { FuzzCheck.require(hub.queuedCount(of: id) <= hub.configuration.queueLimit, "queue bound") }
         }
+        // At 1000 s the handshake timeout (10 s) closes connections that did not log in, the idle
+        // timeout (300 s without a complete payload) the logged-in ones; nothing else.
         let expired = hub.expire(now: 1_000)
-        for case .close(let t, _) in expired.actions {
-            FuzzCheck.require(open.contains(t) && hub.identity(of: t) == nil, "timeout closed a logged-in connection")
+        for case .close(let t, let why) in expired.actions {
+            FuzzCheck.require(open.contains(t), "timeout closed a closed connection")
+            FuzzCheck.require(hub.identity(of: t) == nil ? why.hasPrefix("handshake not completed") : why.hasPrefix("no complete payload"),
+                              "a timeout for the wrong kind of connection")
         }
     },
     seeds: {
@@ -114,4 +118,54 @@ let threemaChatHubTarget = FuzzTarget(
                 [0x81, 0xFF, 0x1F] + [UInt8](repeating: 0, count: 50), [0x82, 0x02, 0x00, 0xFF, 0xFF]] + [[0x80, UInt8(f.genuine[1]!.count & 0xFF),
                 UInt8(f.genuine[1]!.count >> 8)] + f.genuine[1]!]
     }
+)
+
+/// A genuine journal: the fixture's registration of CAROL and ALICE's message queued for BOB
+/// (offline in a copy of the fixture where BOB's connection closed).
+private let chatJournalFixture: [UInt8] = {
+    let f = ChatHubFixture.shared
+    var hub = f.hub
+    var journal = ChatJournal.header
+    hub.close(2)
+    journal += hub.receive(f.genuine[1]!, from: 1, now: 1).journal
+    journal += hub.receive(f.registration, from: 4, now: 1).journal
+    return journal
+}()
+
+let threemaChatJournalTarget = FuzzTarget(
+    name: "threema-chat-journal",
+    summary: "the chat hub's journal replay (--dir): fuzz bytes alone, after the journal header, or spliced into a genuine journal: no trap; nil exactly when the header is wrong; the valid prefix ends on a record boundary within the input; the restored state's snapshot restores to the same state, and a genuine journal restores its message",
+    maxLength: 4096,
+    run: { data in
+        var input = FuzzInput(data)
+        let f = ChatHubFixture.shared
+        let mode = input.byte() % 3
+        let rest = input.rest()
+        var file: [UInt8]
+        switch mode {
+        case 0: file = rest
+        case 1: file = ChatJournal.header + rest
+        default:
+            file = chatJournalFixture
+            let cut = rest.isEmpty ? file.count : ChatJournal.header.count + Int(rest[0]) * 7 % (file.count - ChatJournal.header.count + 1)
+            file = Array(file.prefix(cut)) + rest.dropFirst()
+        }
+        var hub = ChatHub(configuration: f.hub.configuration, identities: f.hub.identities)
+        let summary = hub.restore(journal: file, now: 2)
+        let isJournal = file.isEmpty || file.starts(with: ChatJournal.header)
+        FuzzCheck.require((summary != nil) == isJournal, "nil exactly for a wrong header")
+        guard let s = summary else { return }
+        FuzzCheck.require(s.validLength <= file.count && s.validLength + s.ignoredTailBytes == file.count, "valid prefix")
+        FuzzCheck.require(hub.totalQueuedBytes >= 0 && hub.totalQueuedCount == s.messages, "queue accounting")
+        if mode == 2 && file == chatJournalFixture {
+            FuzzCheck.require(s.messages == 1 && s.ignoredTailBytes == 0, "the genuine journal's message")
+        }
+        var again = ChatHub(configuration: f.hub.configuration, identities: f.hub.identities)
+        let snapshot = hub.journalSnapshot()
+        let s2 = again.restore(journal: snapshot, now: 2)
+        FuzzCheck.require(s2?.ignoredTailBytes == 0 && s2?.messages == s.messages && again.identityCount == hub.identityCount
+                          && again.totalQueuedBytes == hub.totalQueuedBytes && again.journalSnapshot() == snapshot,
+                          "snapshot round trip")
+    },
+    seeds: { [[0x02], [0x02, 0xFF, 0x00], [0x01] + [UInt8](repeating: 0, count: 16), [0x00] + ChatJournal.header] }
 )
