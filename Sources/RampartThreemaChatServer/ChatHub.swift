@@ -714,6 +714,8 @@ public struct ChatHub {
     public mutating func restore(journal file: [UInt8], now: Double) -> ChatRestoreSummary? {
         guard let (records, valid) = ChatJournal.parse(file) else { return nil }
         var s = ChatRestoreSummary()
+        // The live paths apply forget and remove records; what they would journal is already there.
+        var replayed = Output()
         s.validLength = valid
         s.ignoredTailBytes = file.count - valid
         for (kind, p) in records {
@@ -727,8 +729,7 @@ public struct ChatHub {
                 known[id] = Known(key: key, lastLogin: t, registered: true)
             case .forget:
                 guard p.count == 8, let id = try? ThreemaID(bytes: p), known[id]?.registered == true else { continue }
-                known[id] = nil
-                for q in queues.removeValue(forKey: id) ?? [] { uncharge(q, receiver: id) }
+                forget(id, &replayed)
             case .login:
                 guard p.count == 16, let id = try? ThreemaID(bytes: p[b..<(b + 8)]), let t = ChatJournal.readTime(p, b + 8),
                       known[id]?.registered == true else { continue }
@@ -746,11 +747,8 @@ public struct ChatHub {
                 guard p.count == 24, let receiver = try? ThreemaID(bytes: p[b..<(b + 8)]),
                       let sender = try? ThreemaID(bytes: p[(b + 8)..<(b + 16)]) else { continue }
                 let id = ChatJournal.readLE64(p, b + 16)
-                guard var q = queues[receiver], let i = q.firstIndex(where: { $0.sender == sender && $0.messageID == id })
-                else { continue }
-                let removed = q.remove(at: i)
-                queues[receiver] = q.isEmpty ? nil : q
-                uncharge(removed, receiver: receiver)
+                guard let i = queues[receiver]?.firstIndex(where: { $0.sender == sender && $0.messageID == id }) else { continue }
+                release(receiver, at: i, &replayed)
             }
             s.records += 1
         }

@@ -63,6 +63,12 @@ func writeWholeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0 else { return false }
     defer { close(fd) }
+    return writeFully(fd, bytes)
+}
+
+/// Writes all of `bytes` to the blocking descriptor `fd` (a file), retrying after signals; false
+/// when a write fails.
+func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var written = 0
     while written < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }

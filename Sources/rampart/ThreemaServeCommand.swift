@@ -5,10 +5,8 @@
 
 #if canImport(Glibc)
 import Glibc
-private let systemRead = Glibc.read
 #elseif canImport(Darwin)
 import Darwin
-private let systemRead = Darwin.read
 #endif
 import Rampart
 import RampartThreema
@@ -185,24 +183,7 @@ private struct JournalFile {
 
     /// Reads the whole journal (empty when there is none).
     func read(_ c: String) -> [UInt8] {
-        let fd = open(path, O_RDONLY)
-        if fd < 0 {
-            guard errno == ENOENT else { usageError("\(c): cannot read \(path): \(String(cString: strerror(errno)))") }
-            return []
-        }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { usageError("\(c): \(path) is not a regular file") }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { usageError("\(c): cannot read \(path): \(String(cString: strerror(errno)))") }
-            if n == 0 { return out }
-            out += chunk[0..<n]
-            guard out.count <= 4 << 30 else { usageError("\(c): \(path) is over 4 GiB") }
-        }
+        access(path, F_OK) == 0 ? readFile(path, limit: 4 << 30, c) : []
     }
 
     /// Writes `bytes` to the journal's temporary file, syncs it, renames it over the journal,
@@ -211,7 +192,7 @@ private struct JournalFile {
     mutating func replace(with bytes: [UInt8]) -> Bool {
         let t = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard t >= 0 else { return false }
-        guard writeAll(t, bytes), fsync(t) == 0 else { close(t); unlink(temporaryPath); return false }
+        guard writeFully(t, bytes), fsync(t) == 0 else { close(t); unlink(temporaryPath); return false }
         close(t)
         guard rename(temporaryPath, path) == 0 else { unlink(temporaryPath); return false }
         let d = open(dir, O_RDONLY)
@@ -226,19 +207,8 @@ private struct JournalFile {
     /// Appends records and syncs them.
     mutating func append(_ bytes: [UInt8]) -> Bool {
         guard !bytes.isEmpty else { return true }
-        guard fd >= 0, writeAll(fd, bytes), fdatasync(fd) == 0 else { return false }
+        guard fd >= 0, writeFully(fd, bytes), fdatasync(fd) == 0 else { return false }
         size += bytes.count
-        return true
-    }
-
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            off += n
-        }
         return true
     }
 }
@@ -357,15 +327,7 @@ func threemaServeCommand(_ args: [String]) {
         guard trace >= 0, !records.isEmpty else { return }
         var text = ""
         for r in records { text += r.line + "\n" }
-        var bytes = Array(text.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { write(trace, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { chatLog("trace: write failed; tracing stops"); close(trace); trace = -1; return }
-            off += n
-        }
-        bytes.removeAll()
+        guard writeFully(trace, Array(text.utf8)) else { chatLog("trace: write failed; tracing stops"); close(trace); trace = -1; return }
     }
 
     /// Hub actions as a reply for `fd` and pushes to the others.
