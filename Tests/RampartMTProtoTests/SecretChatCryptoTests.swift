@@ -386,6 +386,29 @@ func scPayload(_ words: Int, seed: UInt64) -> [UInt8] {
         }
     }
 
+    /// Any `size`, near `Int.max` or negative, gives a typed error (or the file), never an overflow
+    /// trap in the padding arithmetic.
+    @Test func fileDecryptAndPaddedSizeTakeAnySize() throws {
+        var rng = SplitMix64(seed: 13)
+        let fk = SecretChat.FileKey(using: &rng)
+        let enc = fk.encrypt([1, 2, 3])
+        #expect(SecretChat.FileKey.paddedSize(Int.max) == Int.max)
+        #expect(SecretChat.FileKey.paddedSize(Int.max - 15) == Int.max - 15)
+        #expect(SecretChat.FileKey.paddedSize(Int.max - 16) == Int.max - 15)   // rounded up to a multiple of 16
+        #expect(SecretChat.FileKey.paddedSize(-5) == 0 && SecretChat.FileKey.paddedSize(17) == 32)
+        for size in [Int.max, Int.max - 14, Int.max - 15, Int.max - 16, Int.min, -1, 17, 1 << 62] {
+            do {
+                _ = try fk.decrypt(enc, size: size)
+                Issue.record("size \(size) opened")
+            } catch .invalidPlaintext {
+            } catch {
+                Issue.record("size \(size): \(error)")
+            }
+        }
+        #expect(try fk.decrypt(enc, size: 3) == [1, 2, 3])
+        #expect(try fk.decrypt(enc, size: 16).count == 16)
+    }
+
     // MARK: Fingerprints and the key image (§7.7)
 
     @Test(arguments: scIds("key-hash"))

@@ -167,6 +167,29 @@ func scCrafted(_ key: SecretChat.Key, inSeq: Int32, outSeq: Int32, layer: Int32 
         #expect(net.gotB == ["fits"])
     }
 
+    /// A text too large for TL (a 16 MiB string needs a length of 2^24, one more than TL holds) is a
+    /// typed error that changes nothing, not a trap in the TL writer; a text that fits in the string
+    /// but makes the layer longer than 16 MiB is refused by the envelope the same way.
+    @Test func oversizedTextIsATypedErrorThatChangesNothing() throws {
+        var net = try SCNet(seed: 33)
+        try net.pump()
+        let before = net.a.status
+        for n in [1 << 24, (1 << 24) - 1] {
+            let huge = SCNet.text(String(repeating: "a", count: n), id: 77)
+            #expect(throws: SecretChatError.self) { _ = try net.a.send(huge, using: &net.rng) }
+            do {
+                _ = try net.a.send(huge, using: &net.rng)
+            } catch .invalidPlaintext {
+            } catch {
+                Issue.record("\(n): \(error)")
+            }
+            #expect(net.a.status == before)
+        }
+        try net.sendA("still works")
+        try net.pump()
+        #expect(net.gotB == ["still works"])
+    }
+
     @Test func handshakeFingerprintMismatchChangesNothing() throws {
         var rng = SplitMix64(seed: 2)
         let clock = SCTestClock()

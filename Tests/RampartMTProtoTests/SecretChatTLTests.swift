@@ -239,6 +239,28 @@ private func handLayer(randomCount n: Int) -> [UInt8] {
     #expect(try SC.DecryptedMessageLayer.decode(handLayer(randomCount: 31)).randomBytes.count == 31)
 }
 
+/// serialize() is the checked form of `serialized`: a string or bytes field TL cannot hold (2^24 bytes
+/// or more) is ``SecretChatError/invalidPlaintext(_:)``, where `serialized` traps; below that both agree.
+@Test func secretChatSerializeRefusesFieldsTLCannotHold() throws {
+    var rng = SplitMix64(seed: 0x51e)
+    func layer(_ text: String) throws -> SecretChat.DecryptedMessageLayer {
+        try SecretChat.DecryptedMessageLayer(inSeqNo: 0, outSeqNo: 1,
+                                             message: .message(SecretChat.PlainMessage(randomID: 1, message: text)), using: &rng)
+    }
+    let fits = try layer(String(repeating: "b", count: TLWriter.maxBytesLength))
+    #expect(try fits.serialize() == fits.serialized)
+    #expect(try fits.serialize().count > SecretChat.Envelope.maxTLLength)   // fits TL, but not one message
+    let over = try layer(String(repeating: "b", count: TLWriter.maxBytesLength + 1))
+    #expect(throws: SecretChatError.invalidPlaintext("a TL bytes or string field longer than 16777215 bytes")) {
+        try over.serialize()
+    }
+    // A bytes field counts too (here an action's).
+    let requestKey = SecretChat.DecryptedMessage.service(randomID: 2, action: .requestKey(exchangeID: 3, gA: [UInt8](repeating: 7, count: 1 << 24)))
+    #expect(throws: SecretChatError.self) { try requestKey.serialize() }
+    let small = try layer("small")
+    #expect(try small.serialize() == small.serialized)
+}
+
 @Test func secretChatRefusesFewerThan15RandomBytes() throws {
     for n in 0..<15 {
         #expect(throws: SecretChatError.tooFewRandomBytes(n)) { try SC.DecryptedMessageLayer.decode(handLayer(randomCount: n)) }

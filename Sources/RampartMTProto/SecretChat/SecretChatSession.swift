@@ -319,8 +319,9 @@ extension SecretChat {
         /// Encrypts `message` as the next message of the chat. When a re-key is due and none is open,
         /// a RequestKey goes first (§7.6). Returns the messages to send, in order.
         /// - Throws: ``SecretChatError/wrongState(_:)`` before the key exists or after the end;
-        ///   ``SecretChatError/invalidPlaintext(_:)``, ``SecretChatError/protocolViolation(_:)`` (sequence
-        ///   numbers exhausted). The session is unchanged.
+        ///   ``SecretChatError/invalidPlaintext(_:)`` (a message too large: a text or other field of 2²⁴
+        ///   bytes or more, or a serialized layer over ``Envelope/maxTLLength``),
+        ///   ``SecretChatError/protocolViolation(_:)`` (sequence numbers exhausted). The session is unchanged.
         public mutating func send<R: RandomNumberGenerator>(_ message: DecryptedMessage,
                                                            using rng: inout R) throws(SecretChatError) -> [Outgoing] {
             guard case .sequenceBasedLayer = state else { throw .wrongState("the chat is not established") }
@@ -574,7 +575,7 @@ extension SecretChat {
             guard let entry = keychain.latestKey(validFor: raw) else { throw .wrongState("no key") }
             let layer = try DecryptedMessageLayer(layer: layers.local, inSeqNo: n.inSeqNo, outSeqNo: n.outSeqNo,
                                                   message: message, using: &rng)
-            var tl = layer.serialized
+            var tl = try layer.serialize()
             defer { tl.secureWipe() }
             let data = layers.allowsV1
                 ? try Envelope.encryptV1(tl, key: entry.key, using: &rng)

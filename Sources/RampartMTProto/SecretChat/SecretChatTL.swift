@@ -20,9 +20,28 @@ extension SecretChat {
 
 extension SecretChat.TLObject {
     /// The boxed serialization of the value.
+    ///
+    /// A `bytes` or `string` field of 2²⁴ bytes or more cannot be written in TL and traps here: for a
+    /// value whose sizes come from outside (a text someone typed, a file's thumbnail) use
+    /// ``serialize()``, which throws instead.
     public var serialized: [UInt8] {
         var w = TLWriter()
         encode(into: &w)
+        return w.bytes
+    }
+
+    /// The boxed serialization of the value, checked: a `bytes` or `string` field longer than
+    /// `TLWriter.maxBytesLength` (2²⁴ − 1 bytes) throws instead of trapping as ``serialized`` does.
+    /// The whole may still exceed what a message carries (``SecretChat/Envelope/maxTLLength``);
+    /// ``SecretChat/Envelope/encrypt(_:key:sender:padding:using:)`` checks that.
+    /// - Throws: ``SecretChatError/invalidPlaintext(_:)``; what was written is wiped.
+    public func serialize() throws(SecretChatError) -> [UInt8] {
+        var w = TLWriter(recordingOversizedValues: ())
+        encode(into: &w)
+        guard !w.skippedOversizedValue else {
+            w.wipe()
+            throw .invalidPlaintext("a TL bytes or string field longer than \(TLWriter.maxBytesLength) bytes")
+        }
         return w.bytes
     }
 

@@ -45,8 +45,13 @@ extension SecretChat {
             return Int32(bitPattern: fp)
         }
 
-        /// The size of the encrypted form of a `size`-byte file: `size` rounded up to 16.
-        public static func paddedSize(_ size: Int) -> Int { (max(size, 0) + 15) / 16 * 16 }
+        /// The size of the encrypted form of a `size`-byte file: `size` rounded up to 16 (0 for a
+        /// negative size). A size within 15 of `Int.max` has no padded size in `Int`: the result is then
+        /// `Int.max`, which is not a multiple of 16 and so never the length of an encrypted file.
+        public static func paddedSize(_ size: Int) -> Int {
+            guard size <= Int.max - 15 else { return Int.max }
+            return (max(size, 0) + 15) / 16 * 16
+        }
 
         /// A cipher that encrypts or decrypts the file part by part from its start.
         public func cipher() -> FileCipher { FileCipher(self) }
@@ -66,9 +71,10 @@ extension SecretChat {
 
         /// Decrypts a whole encrypted file and cuts it to its real `size`.
         /// - Throws: ``SecretChatError/invalidPlaintext(_:)`` when the data is not whole blocks or
-        ///   `size` does not fit in its last block.
+        ///   `size` does not fit in its last block (any `size`, negative or near `Int.max`, gives this
+        ///   error or the file, never a trap).
         public func decrypt(_ encrypted: [UInt8], size: Int) throws(SecretChatError) -> [UInt8] {
-            guard size >= 0, FileKey.paddedSize(size) == encrypted.count else {
+            guard size >= 0, size <= encrypted.count, FileKey.paddedSize(size) == encrypted.count else {
                 throw .invalidPlaintext("encrypted file of \(encrypted.count) bytes cannot hold \(size) bytes")
             }
             var out = encrypted

@@ -15,10 +15,34 @@ public struct TLWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8]
 
+    /// The longest TL `bytes` or `string` value: 2²⁴ − 1 bytes (the length prefix has three bytes).
+    public static let maxBytesLength = (1 << 24) - 1
+
+    /// Whether ``tlBytes(_:)`` records a value longer than ``maxBytesLength`` in
+    /// `skippedOversizedValue` (and writes nothing for it) instead of trapping.
+    let recordsOversizedValues: Bool
+    /// Set by a recording writer when it skipped a value longer than ``maxBytesLength``: its bytes
+    /// are then not valid TL and must be discarded.
+    private(set) var skippedOversizedValue = false
+
     /// An empty writer; `capacity` reserves space up front.
     public init(capacity: Int = 64) {
         bytes = []
         bytes.reserveCapacity(capacity)
+        recordsOversizedValues = false
+    }
+
+    /// An empty writer that records a value too long for TL instead of trapping (for values whose
+    /// sizes come from outside: the caller checks `skippedOversizedValue` and throws).
+    init(recordingOversizedValues: Void) {
+        bytes = []
+        recordsOversizedValues = true
+    }
+
+    /// Overwrites the bytes written so far with zeros and drops them.
+    mutating func wipe() {
+        bytes.secureWipe()
+        bytes = []
     }
 
     /// Writes a constructor id as a little-endian `uint32` (`#be7e8ef1` → `F1 8E 7E BE`).
@@ -51,11 +75,17 @@ public struct TLWriter: Sendable {
 
     /// Writes a TL `bytes` value: length prefix, data, zero padding to a multiple of 4.
     ///
-    /// Lengths up to 2²⁴ − 1 are representable; longer data is a programming error in this module's
-    /// callers (every caller bounds its own data far below that), so it traps.
+    /// Lengths up to ``maxBytesLength`` (2²⁴ − 1) are representable; longer data is a programming error
+    /// in the callers of this public writer (every caller bounds its own data far below that), so it
+    /// traps. Values whose sizes come from outside are serialized with a checking entry point instead
+    /// (`SecretChat.TLObject.serialize()` throws ``SecretChatError/invalidPlaintext(_:)``).
     public mutating func tlBytes<C: Collection<UInt8>>(_ data: C) {
         let n = data.count
-        precondition(n < 1 << 24, "TL bytes longer than 2^24 - 1")
+        guard n <= Self.maxBytesLength else {
+            precondition(recordsOversizedValues, "TL bytes longer than 2^24 - 1")
+            skippedOversizedValue = true
+            return
+        }
         var header: Int
         if n <= 253 {
             bytes.append(UInt8(n))
