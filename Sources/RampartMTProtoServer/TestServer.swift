@@ -630,11 +630,19 @@ public struct TestServer {
         var added: [FutureSalt] = []
         let have = salts.future.filter({ Double($0.validUntil) > now }).count
         for _ in 0..<max(0, 3 - have) {
-            let since = Int32(clamping: Int64(start)), until = Int32(clamping: Int64(start + max(period, 1)))
+            let since = clampedInt32(start), until = clampedInt32(start + max(period, 1))
             added.append(FutureSalt(validSince: since, validUntil: until, salt: Int64(bitPattern: rng.next())))
             start += max(period, 1)
         }
         salts.add(added)
+    }
+
+    /// A time in seconds as an `int` of TL, clamped (a period of years, or an infinite one, gives
+    /// `Int32.max` rather than a failed conversion).
+    private func clampedInt32(_ t: Double) -> Int32 {
+        guard t < Double(Int32.max) else { return .max }
+        guard t > Double(Int32.min) else { return .min }
+        return Int32(t)
     }
 
     /// Records a fake-TLS `client_random`; false when it was seen before.
