@@ -411,9 +411,17 @@ public struct MessageEnvelope: Hashable, Sendable {
         return message
     }
 
-    /// As ``open(as:keys:nonceStore:)`` without replay protection (for callers that track nonces
-    /// themselves, and for tests).
+    /// As ``open(as:keys:nonceStore:)`` without the receiver check and replay protection (for callers
+    /// that track nonces themselves, and for tests). The keys must still be those of the sender the
+    /// header names: keys of another contact are refused before any decryption (otherwise an envelope
+    /// from that contact, its header's sender rewritten, would open and be attributed to the sender the
+    /// header names; the sender field is not authenticated by the message box).
+    ///
+    /// - Throws: ``ThreemaError/invalidArgument(_:)`` (keys for another contact than ``sender``),
+    ///   ``ThreemaError/authenticationFailed``, ``ThreemaError/malformedMetadata(_:)``,
+    ///   ``ThreemaError/metadataMessageIDMismatch``, ``ThreemaError/invalidPadding``.
     public func open(keys: PairKeys) throws(ThreemaError) -> IncomingMessage {
+        guard keys.contact.id == sender else { throw .invalidArgument("the keys belong to another contact than the sender") }
         // The fields are public and mutable, so their lengths are checked again here.
         guard nonce.count == SecretBox.nonceByteCount, messageBox.count >= Box.tagByteCount,
               (metadataBox?.count ?? Box.tagByteCount) >= Box.tagByteCount else { throw .authenticationFailed }
@@ -562,12 +570,16 @@ public enum EndToEnd {
 
     /// As ``open(_:as:keys:nonceStore:)`` without the receiver check and replay protection (for
     /// callers that track nonces themselves, and for tests): the one-pass form of
-    /// ``MessageEnvelope/open(keys:)``.
+    /// ``MessageEnvelope/open(keys:)``. The keys must be those of the sender the header names.
     ///
-    /// - Throws: ``ThreemaError/malformedEnvelope(_:)`` and the errors of ``MessageEnvelope/open(keys:)``.
+    /// - Throws: ``ThreemaError/malformedEnvelope(_:)``, ``ThreemaError/invalidArgument(_:)`` (keys for
+    ///   another contact than the header's sender) and the errors of ``MessageEnvelope/open(keys:)``.
     public static func open(_ envelope: [UInt8], keys: PairKeys) throws(ThreemaError) -> IncomingMessage {
         try withParts(envelope) { h, l, m, n, b throws(ThreemaError) in
-            try MessageEnvelope.open(header: h, legacyNickname: l, metadataBox: m, nonce: n, messageBox: b, keys: keys)
+            guard keys.contact.id == h.sender else {
+                throw .invalidArgument("the keys belong to another contact than the sender")
+            }
+            return try MessageEnvelope.open(header: h, legacyNickname: l, metadataBox: m, nonce: n, messageBox: b, keys: keys)
         }
     }
 

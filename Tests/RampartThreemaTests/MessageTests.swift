@@ -127,6 +127,36 @@ struct MessageTests {
         #expect(store.count == 0)
     }
 
+    /// The header's sender is not authenticated by the boxes, so the opening calls without a nonce
+    /// store must check it against the keys too: an envelope whose sender was rewritten opens under
+    /// the real sender's keys only if nobody compares, and then names the wrong sender.
+    @Test(arguments: [EnvelopeFormat.withMetadata, .legacy])
+    func openWithoutNonceStoreChecksTheSender(format: EnvelopeFormat) throws {
+        var rng = SplitMix64(seed: 18)
+        let sealed = try EndToEnd.seal(text("who sent this", rng: &rng), from: alice,
+                                       keys: PairKeys(identity: alice, contact: bob.contact), format: format, using: &rng)
+        let keys = try PairKeys(identity: bob, contact: alice.contact)
+        // Unchanged: both forms open it, with Alice as the sender.
+        #expect(try EndToEnd.open(sealed, keys: keys).sender == alice.id)
+        #expect(try MessageEnvelope(parsing: sealed).open(keys: keys).sender == alice.id)
+        // One sender byte changed to another valid ID character: still a well-formed envelope.
+        var relabeled = sealed
+        relabeled[7] = relabeled[7] == 0x5A ? 0x59 : (relabeled[7] == 0x39 ? 0x38 : relabeled[7] + 1)
+        let env = try MessageEnvelope(parsing: relabeled)
+        #expect(env.sender != alice.id)
+        let refusal = ThreemaError.invalidArgument("the keys belong to another contact than the sender")
+        #expect(throws: refusal) { try env.open(keys: keys) }
+        #expect(throws: refusal) { try EndToEnd.open(relabeled, keys: keys) }
+        // The nonce-store forms refused it already.
+        var store = InMemoryNonceStore()
+        #expect(throws: refusal) { try env.open(as: bob, keys: keys, nonceStore: &store) }
+        #expect(throws: refusal) { try EndToEnd.open(relabeled, as: bob, keys: keys, nonceStore: &store) }
+        #expect(store.count == 0)
+        // Keys for the claimed sender do not authenticate Alice's boxes.
+        let claimed = try PairKeys(identity: bob, contact: ThreemaContact(id: env.sender, publicKey: eve.publicKey))
+        #expect(throws: ThreemaError.authenticationFailed) { try env.open(keys: claimed) }
+    }
+
     @Test func envelopeParserRejectsMalformedHeaders() throws {
         #expect(throws: ThreemaError.malformedEnvelope(.tooShort(103))) { try MessageEnvelope(parsing: [UInt8](repeating: 0x41, count: 103)) }
         var rng = SplitMix64(seed: 15)
