@@ -51,9 +51,8 @@ func aesCommand(_ args: [String]) {
     let command = "aes \(sub)"
     switch sub {
     case "ige-encrypt", "ige-decrypt", "cbc-encrypt", "cbc-decrypt", "ctr-encrypt", "ctr-decrypt":
-        let o = Options(rest, allowed: ["key", "iv", "padding"], command: command)
+        let o = Options(rest, allowed: ["key", "iv", "padding"], positional: 0...0, command: command)
         if o.help { print(aesUsage); exit(0) }
-        if !o.positional.isEmpty { usageError("\(command): unexpected argument \(o.positional[0])") }
         guard var key = o.hex("key", command) else { usageError("\(command): missing --key") }
         guard let iv = o.hex("iv", command) else { usageError("\(command): missing --iv") }
         defer { key.secureWipe() }
@@ -94,9 +93,8 @@ func aesCommand(_ args: [String]) {
             usageError("\(command): \(error)")
         }
     case "gcm-seal", "gcm-open":
-        let o = Options(rest, allowed: ["key", "nonce", "aad"], command: command)
+        let o = Options(rest, allowed: ["key", "nonce", "aad"], positional: 0...0, command: command)
         if o.help { print(aesUsage); exit(0) }
-        if !o.positional.isEmpty { usageError("\(command): unexpected argument \(o.positional[0])") }
         guard var key = o.hex("key", command) else { usageError("\(command): missing --key") }
         guard let nonceBytes = o.hex("nonce", command) else { usageError("\(command): missing --nonce") }
         let aad = o.hex("aad", command) ?? []

@@ -16,7 +16,7 @@ usage: rampart prime check --hex HEX [--safe]
 
 func primeCommand(_ args: [String]) {
     let safe = args.contains("--safe")
-    let o = Options(args.filter { $0 != "--safe" }, allowed: ["hex"], command: "prime")
+    let o = Options(args.filter { $0 != "--safe" }, allowed: ["hex"], positional: 1...1, command: "prime")
     if o.help { print(primeUsage); exit(0) }
     guard o.positional == ["check"] else { usageError("prime: expected `prime check --hex HEX [--safe]` (see rampart prime --help)") }
     let hex = o.require("hex", "prime check")
@@ -43,23 +43,24 @@ usage: rampart rsa keygen --out FILE
 """
 
 func rsaCommand(_ args: [String]) {
-    let o = Options(args, allowed: ["out", "key"], command: "rsa")
+    let o = Options(args, allowed: ["out", "key"], positional: 1...1, command: "rsa")
     if o.help { print(rsaUsage); exit(0) }
-    guard o.positional.count == 1 else { usageError("rsa: expected `keygen` or `public` (see rampart rsa --help)") }
     switch o.positional[0] {
     case "keygen":
         guard o.values["key"] == nil else { usageError("rsa keygen: unknown option --key") }
         let path = o.require("out", "rsa keygen")
+        // Opened first: a path that cannot be written (a directory, no permission) fails at once, not
+        // after the key generation.
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { usageError("rsa keygen: cannot write \(path): \(String(cString: strerror(errno)))") }
         var rng = SecureRandom()
         let key: RSA.PrivateKey
-        do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("rsa keygen: \(error)") }
+        do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { close(fd); usageError("rsa keygen: \(error)") }
         var pem = Array(key.pemRepresentation.utf8)
         defer { pem.secureWipe() }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { usageError("rsa keygen: cannot write \(path)") }
-        let written = pem.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let written = writeFully(fd, pem)
         close(fd)
-        guard written == pem.count else { usageError("rsa keygen: cannot write \(path)") }
+        guard written else { usageError("rsa keygen: cannot write \(path)") }
     case "public":
         guard o.values["out"] == nil else { usageError("rsa public: unknown option --out") }
         let path = o.require("key", "rsa public")
@@ -82,15 +83,19 @@ func rsaCommand(_ args: [String]) {
     }
 }
 
-/// The contents of a (small) text file, or nil.
+/// The contents of a (small) text file, or nil when it cannot be opened or read (a directory, a read
+/// error: never taken for the end of the file) or holds more than 1 MiB.
 func readTextFile(_ path: String) -> String? {
-    guard let f = fopen(path, "r") else { return nil }
-    defer { fclose(f) }
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n <= 0 { break }
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { return nil }
+        if n == 0 { break }
         bytes += chunk[0..<n]
         if bytes.count > 1 << 20 { return nil }
     }

@@ -15,9 +15,8 @@ usage: rampart hash <sha1|sha256|sha512|blake2b> [--length N] [--key HEX] [--sal
 """
 
 func hashCommand(_ args: [String]) {
-    let o = Options(args, allowed: ["length", "key", "salt", "personal"], command: "hash")
+    let o = Options(args, allowed: ["length", "key", "salt", "personal"], positional: 1...1, command: "hash")
     if o.help { print(hashUsage); exit(0) }
-    guard o.positional.count == 1 else { usageError("hash: expected exactly one algorithm (see rampart hash --help)") }
     let alg = o.positional[0]
     switch alg {
     case "sha1", "sha256", "sha512":
@@ -52,9 +51,8 @@ usage: rampart hmac <sha1|sha256|sha512> --key HEX
 """
 
 func hmacCommand(_ args: [String]) {
-    let o = Options(args, allowed: ["key"], command: "hmac")
+    let o = Options(args, allowed: ["key"], positional: 1...1, command: "hmac")
     if o.help { print(hmacUsage); exit(0) }
-    guard o.positional.count == 1 else { usageError("hmac: expected exactly one algorithm (see rampart hmac --help)") }
     guard let keyBytes = o.hex("key", "hmac") else { usageError("hmac: missing --key") }
     let key = SymmetricKey(data: keyBytes)
     switch o.positional[0] {
@@ -77,9 +75,9 @@ func kdfCommand(_ args: [String]) {
     switch sub {
     case "--help", "-h": print(kdfUsage); exit(0)
     case "pbkdf2":
-        let o = Options(rest, allowed: ["hash", "password-hex", "salt-hex", "iterations", "length"], command: "kdf pbkdf2")
+        let o = Options(rest, allowed: ["hash", "password-hex", "salt-hex", "iterations", "length"], positional: 0...0,
+                        command: "kdf pbkdf2")
         if o.help { print(kdfUsage); exit(0) }
-        if !o.positional.isEmpty { usageError("kdf pbkdf2: unexpected argument \(o.positional[0])") }
         let prf: PBKDF2.PseudoRandomFunction
         switch o.require("hash", "kdf pbkdf2") {
         case "sha1": prf = .hmacSHA1
@@ -98,9 +96,8 @@ func kdfCommand(_ args: [String]) {
             usageError("kdf pbkdf2: \(error)")
         }
     case "scrypt":
-        let o = Options(rest, allowed: ["password-hex", "salt-hex", "n", "r", "p", "length"], command: "kdf scrypt")
+        let o = Options(rest, allowed: ["password-hex", "salt-hex", "n", "r", "p", "length"], positional: 0...0, command: "kdf scrypt")
         if o.help { print(kdfUsage); exit(0) }
-        if !o.positional.isEmpty { usageError("kdf scrypt: unexpected argument \(o.positional[0])") }
         guard let pw = o.hex("password-hex", "kdf scrypt") else { usageError("kdf scrypt: missing --password-hex") }
         guard let salt = o.hex("salt-hex", "kdf scrypt") else { usageError("kdf scrypt: missing --salt-hex") }
         guard let n = o.int("n", "kdf scrypt") else { usageError("kdf scrypt: missing --n") }
@@ -126,9 +123,8 @@ usage: rampart info
 """
 
 func infoCommand(_ args: [String]) {
-    let o = Options(args, allowed: [], command: "info")
+    let o = Options(args, allowed: [], positional: 0...0, command: "info")
     if o.help { print(infoUsage); exit(0) }
-    if !o.positional.isEmpty { usageError("info: unexpected argument \(o.positional[0])") }
     print("CPU: \(CPU.modelName)")
     print("features: \(CPU.detected)")
     print("portable forced: \(CPU.forcePortable)")

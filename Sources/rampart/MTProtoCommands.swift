@@ -62,6 +62,9 @@ usage: rampart mtproto serve --port P [--rsa-key FILE] [--transports all|NAME,..
            --salt-period S          each auth key's server salt changes every S seconds on a
                                     schedule get_future_salts announces; the old salt is accepted
                                     300 s more (default 0: one salt per key, never changed)
+         Ceilings (a larger value is bad usage): max-connections 1048576, max-frame-bytes 67108864,
+         max-output-bytes 2^32, max-buffer-bytes 2^40, max-keys 2^24, rsa rates 1000000, idle-timeout
+         30 days, key-idle-seconds and salt-period 10 years.
          --secret HEX               act as an MTProxy with this secret (Docs/MTProto.md §6.6, §6.7): 16 bytes
                                     (plain) or dd + 16 bytes (secure) take obfuscated2 connections
                                     under the secret's key; ee + 16 bytes + domain takes fake-TLS
@@ -84,9 +87,8 @@ nonisolated(unsafe) var mtprotoStopRequested: Int32 = 0
 func mtprotoCommand(_ args: [String]) {
     if args.first == "secret-chat" { secretChatCommand(Array(args.dropFirst())); return }
     let o = Options(args, allowed: Set(["port", "rsa-key", "transports", "transport", "dc", "drop-secret-message", "log-messages", "secret", "pfs"]).union(serveLimitOptions),
-                    command: "mtproto")
+                    positional: 1...1, command: "mtproto")
     if o.help { print(mtprotoUsage); exit(0) }
-    guard o.positional.count == 1 else { usageError("mtproto: expected `serve` or `ping` (see rampart mtproto --help)") }
     guard let portValue = o.int("port", "mtproto"), (1...65_535).contains(portValue) else {
         usageError("mtproto: --port must be 1...65535")
     }
@@ -151,24 +153,28 @@ private struct ServeLimits {
 
     init(_ o: Options) {
         let c = "mtproto serve"
-        func positive(_ name: String, _ value: Int?, default d: Int, min lower: Int = 1, why: String = "") -> Int {
-            guard let v = value else { return d }
+        // Every limit has a ceiling, so that the arithmetic on it (milliseconds, bursts, salt times) cannot
+        // overflow; the ceilings are far above any useful setting.
+        func limit(_ name: String, default d: Int, min lower: Int = 1, max upper: Int, why: String = "") -> Int {
+            guard let v = o.int(name, c) else { return d }
             guard v >= lower else { usageError("\(c): --\(name) must be at least \(lower)\(why)") }
+            guard v <= upper else { usageError("\(c): --\(name) must be at most \(upper)") }
             return v
         }
+        let tenYears = 10 * 365 * 86_400
         descriptorLimit = fileDescriptorLimit()
-        maxConnections = positive("max-connections", o.int("max-connections", c),
-                                  default: PollLimits.defaultMaxConnections(descriptorLimit: descriptorLimit))
-        maxFrameBytes = positive("max-frame-bytes", o.int("max-frame-bytes", c), default: 1 << 20, min: 4096)
-        maxOutputBytes = positive("max-output-bytes", o.int("max-output-bytes", c), default: 2 << 20, min: 4096)
-        maxBufferBytes = positive("max-buffer-bytes", o.int("max-buffer-bytes", c), default: 32 << 20, min: maxFrameBytes,
-                                 why: " (--max-frame-bytes)")
-        maxKeys = positive("max-keys", o.int("max-keys", c), default: 1024)
-        keyIdleSeconds = o.int("key-idle-seconds", c) ?? 3600
-        rsaPerSecond = o.int("rsa-per-second", c) ?? 20
-        rsaGlobalPerSecond = o.int("rsa-global-per-second", c) ?? 50
-        idleTimeoutSeconds = positive("idle-timeout", o.int("idle-timeout", c), default: 300)
-        saltPeriodSeconds = positive("salt-period", o.int("salt-period", c), default: 0, min: 0)
+        maxConnections = limit("max-connections", default: PollLimits.defaultMaxConnections(descriptorLimit: descriptorLimit),
+                               max: 1 << 20)
+        maxFrameBytes = limit("max-frame-bytes", default: 1 << 20, min: 4096, max: 1 << 26)
+        maxOutputBytes = limit("max-output-bytes", default: 2 << 20, min: 4096, max: 1 << 32)
+        maxBufferBytes = limit("max-buffer-bytes", default: 32 << 20, min: maxFrameBytes, max: 1 << 40,
+                               why: " (--max-frame-bytes)")
+        maxKeys = limit("max-keys", default: 1024, max: 1 << 24)
+        keyIdleSeconds = limit("key-idle-seconds", default: 3600, min: 0, max: tenYears)
+        rsaPerSecond = limit("rsa-per-second", default: 20, min: 0, max: 1_000_000)
+        rsaGlobalPerSecond = limit("rsa-global-per-second", default: 50, min: 0, max: 1_000_000)
+        idleTimeoutSeconds = limit("idle-timeout", default: 300, max: 30 * 86_400)
+        saltPeriodSeconds = limit("salt-period", default: 0, min: 0, max: tenYears)
     }
 
     var poll: PollLimits {
@@ -245,7 +251,8 @@ private func serve(port: UInt16, keyPath: String?, transports: String?, secret: 
     }
     var rng = SecureRandom()
     let key: RSA.PrivateKey
-    if let path = keyPath, let text = readTextFile(path) {
+    if let path = keyPath, access(path, F_OK) == 0 {
+        guard let text = readTextFile(path) else { usageError("mtproto serve: cannot read \(path)") }
         do { key = try RSA.PrivateKey(pemRepresentation: text) } catch { usageError("mtproto serve: \(path): \(error)") }
     } else {
         do { key = try RSA.PrivateKey.generate(bits: 2048, using: &rng) } catch { usageError("mtproto serve: \(error)") }

@@ -7,14 +7,18 @@ import Darwin
 #endif
 import Rampart
 
-/// Parsed options of one command. Unknown or repeated options are usage errors.
+/// Parsed options of one command. Unknown or repeated options are usage errors, and so is a count of
+/// positional words outside what the command declares.
 struct Options {
     var values: [String: String] = [:]
     var positional: [String] = []
     var help = false
 
-    /// Parses `args`, accepting only `allowed` option names (without dashes) that each take a value.
-    init(_ args: [String], allowed: Set<String>, command: String) {
+    /// Parses `args`, accepting only `allowed` option names (without dashes) that each take a value and
+    /// between `positional.lowerBound` and `positional.upperBound` positional words (a command name such
+    /// as `seal`, a hash algorithm, a value). Unless `--help` is among `args`, a word beyond the upper
+    /// bound is a usage error (`unexpected argument X`), and so are fewer words than the lower bound.
+    init(_ args: [String], allowed: Set<String>, positional expected: ClosedRange<Int>, command: String) {
         var i = 0
         while i < args.count {
             let a = args[i]
@@ -31,6 +35,11 @@ struct Options {
                 positional.append(a)
             }
             i += 1
+        }
+        guard !help else { return }
+        if positional.count > expected.upperBound { usageError("\(command): unexpected argument \(positional[expected.upperBound])") }
+        if positional.count < expected.lowerBound {
+            usageError("\(command): missing argument (see rampart \(command) --help)")
         }
     }
 
@@ -52,9 +61,19 @@ struct Options {
         guard let n = Int(v), n >= 0 else { usageError("\(command): --\(name) must be a non-negative integer") }
         return n
     }
+
+    /// An integer option that must lie in `range` (a usage error naming the range otherwise).
+    func int(_ name: String, _ command: String, in range: ClosedRange<Int>) -> Int? {
+        guard let v = values[name] else { return nil }
+        guard let n = Int(v), range.contains(n) else {
+            usageError("\(command): --\(name) must be an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return n
+    }
 }
 
-/// Reads standard input in chunks, handing each to `body`.
+/// Reads standard input in chunks, handing each to `body`. A read error is a usage error (standard
+/// input is a directory, for instance), never the end of the input.
 func readStdin(_ body: (UnsafeRawBufferPointer) -> Void) {
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 64)
     defer { chunk.deallocate() }
@@ -62,10 +81,34 @@ func readStdin(_ body: (UnsafeRawBufferPointer) -> Void) {
         let n = read(0, chunk.baseAddress, chunk.count)
         if n < 0 {
             if errno == EINTR { continue }
-            printError("rampart: cannot read stdin")
-            exit(1)
+            usageError("cannot read standard input: \(String(cString: strerror(errno)))")
         }
         if n == 0 { break }
         body(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
     }
+}
+
+/// Reads all of standard input, at most `limit` bytes: more is a usage error (`input too large`),
+/// reported as soon as the limit is passed (the rest is not read).
+func readAllStdin(limit: Int, _ command: String) -> [UInt8] {
+    var all: [UInt8] = []
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 64)
+    defer { chunk.deallocate() }
+    while true {
+        let n = read(0, chunk.baseAddress, chunk.count)
+        if n < 0 {
+            if errno == EINTR { continue }
+            all.secureWipe()
+            usageError("\(command): cannot read standard input: \(String(cString: strerror(errno)))")
+        }
+        if n == 0 { break }
+        guard n <= limit - all.count else {
+            all.secureWipe()
+            secureZero(chunk)
+            usageError("\(command): input too large (more than \(limit) bytes)")
+        }
+        all.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+    }
+    secureZero(chunk)
+    return all
 }

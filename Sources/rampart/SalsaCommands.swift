@@ -53,9 +53,8 @@ func keyAndNonce(_ o: Options, _ command: String) -> (SymmetricKey, [UInt8]) {
 
 func secretboxCommand(_ args: [String]) {
     if args.first == "--help" || args.first == "-h" { print(secretboxUsage); exit(0) }
-    let o = Options(args, allowed: ["key", "nonce"], command: "secretbox")
+    let o = Options(args, allowed: ["key", "nonce"], positional: 1...1, command: "secretbox")
     if o.help { print(secretboxUsage); exit(0) }
-    guard o.positional.count == 1 else { usageError("secretbox: expected seal or open (see rampart secretbox --help)") }
     let mode = o.positional[0]
     guard mode == "seal" || mode == "open" else { usageError("secretbox: unknown mode '\(mode)' (seal, open)") }
     let (key, nonce) = keyAndNonce(o, "secretbox")
@@ -88,9 +87,8 @@ func secretboxCommand(_ args: [String]) {
 
 func streamCommand(_ args: [String]) {
     if args.first == "--help" || args.first == "-h" { print(streamUsage); exit(0) }
-    let o = Options(args, allowed: ["key", "nonce"], command: "stream")
+    let o = Options(args, allowed: ["key", "nonce"], positional: 1...1, command: "stream")
     if o.help { print(streamUsage); exit(0) }
-    guard o.positional.count == 1 else { usageError("stream: expected exactly one cipher (see rampart stream --help)") }
     guard o.positional[0] == "xsalsa20" else { usageError("stream: unknown cipher '\(o.positional[0])' (xsalsa20)") }
     let (key, nonce) = keyAndNonce(o, "stream")
     var s: XSalsa20

@@ -28,13 +28,14 @@ func secretChatCommand(_ args: [String]) {
     if args.first == "chat" { secretChatRelayCommand(Array(args.dropFirst())); return }
     if secretChatToolCommand(args) { return }
     let cmd = "mtproto secret-chat"
-    let o = Options(args, allowed: ["key-hash", "key-file", "layer46-key-file", "out", "cell"], command: cmd)
+    let o = Options(args, allowed: ["key-hash", "key-file", "layer46-key-file", "out", "cell"], positional: 1...1, command: cmd)
     if o.help { print(secretChatUsage + "\n" + secretChatToolsUsage + "\n" + secretChatRelayUsage); exit(0) }
     guard o.positional == ["visualize"] else { usageError("\(cmd): expected `visualize`, `chat`, `dh-config`, `dh`, `seal`, `open`, `encode`, `decode` or `file-*` (see rampart mtproto secret-chat --help)") }
     let out = o.require("out", "\(cmd) visualize")
     let cell = o.int("cell", cmd) ?? 16
     guard (1...256).contains(cell) else { usageError("\(cmd): --cell must be 1...256") }
     let hash: [UInt8]
+    var lines: [String] = []   // printed once the SVG is written: a failure leaves stdout empty
     if let h = o.hex("key-hash", cmd) {
         guard o.values["key-file"] == nil, o.values["layer46-key-file"] == nil else {
             usageError("\(cmd): give --key-hash or --key-file, not both")
@@ -44,17 +45,20 @@ func secretChatCommand(_ args: [String]) {
         let key = readChatKey(path, cmd)
         let layer46 = o.values["layer46-key-file"].map { readChatKey($0, cmd) }
         hash = SecretChat.keyHash(originalKey: key, layer46Key: layer46)
-        print("key_fingerprint: \(key.fingerprint) (\(Hex.encode(key.fingerprintBytes)))")
-        print("sha1-fingerprint: \(Hex.encode(SecretChat.sha1Fingerprint(of: key)))")
-        print("sha256-fingerprint: \(Hex.encode(SecretChat.sha256Fingerprint(of: key)))")
+        lines.append("key_fingerprint: \(key.fingerprint) (\(Hex.encode(key.fingerprintBytes)))")
+        lines.append("sha1-fingerprint: \(Hex.encode(SecretChat.sha1Fingerprint(of: key)))")
+        lines.append("sha256-fingerprint: \(Hex.encode(SecretChat.sha256Fingerprint(of: key)))")
     } else {
         usageError("\(cmd): missing --key-hash or --key-file")
     }
     guard let image = try? SecretChat.KeyImage(keyHash: hash) else {
         usageError("\(cmd): the key hash must be 36 bytes (or 16 for the legacy image), not \(hash.count)")
     }
-    print("key-hash: \(Hex.encode(hash))")
-    guard writeWholeFile(out, Array(image.svg(cellSize: cell).utf8)) else { usageError("\(cmd): cannot write \(out)") }
+    lines.append("key-hash: \(Hex.encode(hash))")
+    guard writeWholeFile(out, Array(image.svg(cellSize: cell).utf8)) else {
+        usageError("\(cmd): cannot write \(out): \(String(cString: strerror(errno)))")
+    }
+    for line in lines { print(line) }
     print("wrote \(out) (\(image.side)x\(image.side))")
 }
 

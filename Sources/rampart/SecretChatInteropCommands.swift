@@ -50,6 +50,9 @@ let secretChatToolsUsage = """
              file-fingerprint prints `key_fingerprint: N` (int32 from MD5(key ‖ iv));
              file-encrypt pads with zeros to whole blocks and encrypts with AES-256-IGE;
              file-decrypt decrypts and cuts to --size bytes.
+  Standard input is bounded by the protocol: 16 MiB of TL (seal, decode, encode's text), one message
+  carrying that (open), 64 KiB of hex (dh, request-key, accept-key), 2 GiB for files; more is bad
+  usage (`input too large`, exit 2), as is a text whose message would exceed 16 MiB of TL.
 """
 
 private let toolCommands: Set<String> = [
@@ -64,9 +67,8 @@ func secretChatToolCommand(_ args: [String]) -> Bool {
         "role", "key-out", "key-file", "other-key-file", "sender", "version", "allow-v1", "kind", "in-seq-no",
         "out-seq-no", "random-id", "layer", "value", "exchange-id", "key-fingerprint", "start", "end",
         "file-key", "size",
-    ], command: cmd)
+    ], positional: 0...0, command: cmd)
     if o.help { print("usage:" + secretChatToolsUsage.dropFirst(6)); exit(0) }
-    guard o.positional.isEmpty else { usageError("\(cmd): unexpected argument \(o.positional[0])") }
     switch name {
     case "dh-config":
         let c = SecretChat.DHConfig.telegram()
@@ -87,6 +89,31 @@ func secretChatToolCommand(_ args: [String]) -> Bool {
 private func refuse(_ message: String) -> Never {
     printError("rampart: \(message)")
     exit(1)
+}
+
+/// How much standard input each tool reads at most (more is bad usage: `input too large`). The TL
+/// limits are the protocol's (``SecretChat/Envelope/maxTLLength``); a DH value is 256 bytes, so its
+/// hex line is far below 64 KiB; files are bounded as Telegram bounds documents (2 GiB).
+private enum StdinLimit {
+    static let tl = SecretChat.Envelope.maxTLLength
+    static let message = SecretChat.Envelope.headerLength + 4 + SecretChat.Envelope.maxTLLength + 1024
+    static let hexLine = 64 << 10
+    static let file = 1 << 31
+}
+
+/// One line of standard input (without its newline), at most `limit` bytes; nil at the end of the input.
+private func readStdinLine(limit: Int, _ cmd: String) -> String? {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+        let n = read(0, &byte, 1)
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { usageError("\(cmd): cannot read standard input: \(String(cString: strerror(errno)))") }
+        if n == 0 { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+        if byte == 0x0A { return String(decoding: line, as: UTF8.self) }
+        guard line.count < limit else { usageError("\(cmd): input too large (a line of more than \(limit) bytes)") }
+        line.append(byte)
+    }
 }
 
 private func side(_ o: Options, _ name: String, _ cmd: String) -> SecretChat.Side {
@@ -142,7 +169,9 @@ private func dhTool(_ o: Options, _ cmd: String) {
         do { request = try SecretChat.KeyRequest(config: config, using: &rng) } catch { refuse("\(error)") }
         print("g_a: \(Hex.encode(request.gA))")
         fflush(nil)
-        guard let line = readLine(strippingNewline: true) else { usageError("\(cmd): expected `G_B_HEX KEY_FINGERPRINT` on stdin") }
+        guard let line = readStdinLine(limit: StdinLimit.hexLine, cmd) else {
+            usageError("\(cmd): expected `G_B_HEX KEY_FINGERPRINT` on stdin")
+        }
         let parts = line.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, let fp = Int64(parts[1]) else {
             usageError("\(cmd): expected `G_B_HEX KEY_FINGERPRINT` on stdin")
@@ -152,13 +181,16 @@ private func dhTool(_ o: Options, _ cmd: String) {
             refuse(error == .fingerprintMismatch ? "key fingerprint mismatch: discard the chat" : "\(error)")
         }
     case .acceptor:
-        var input = readAllStdin()
+        var input = readAllStdin(limit: StdinLimit.hexLine, cmd)
         let gA = hexText(String(decoding: input, as: UTF8.self), "g_a", cmd)
         input.secureWipe()
         let acceptance: SecretChat.KeyAcceptance
         do { acceptance = try SecretChat.KeyAcceptance(gA: gA, config: config, using: &rng) } catch { refuse("\(error)") }
+        // The key is stored before g_b goes out: a --key-out that cannot be written leaves stdout empty.
+        acceptance.key.withUnsafeBytes { writeSecretFile(out, $0, cmd) }
         print("g_b: \(Hex.encode(acceptance.gB))")
-        key = acceptance.key
+        print("key_fingerprint: \(acceptance.key.fingerprint)")
+        return
     }
     key.withUnsafeBytes { writeSecretFile(out, $0, cmd) }
     print("key_fingerprint: \(key.fingerprint)")
@@ -167,7 +199,7 @@ private func dhTool(_ o: Options, _ cmd: String) {
 private func sealTool(_ o: Options, _ cmd: String) {
     let key = readChatKey(o.require("key-file", cmd), cmd)
     let sender = side(o, "sender", cmd)
-    var tl = readAllStdin()
+    var tl = readAllStdin(limit: StdinLimit.tl, cmd)
     defer { tl.secureWipe() }
     var rng = SecureRandom()
     do {
@@ -191,7 +223,7 @@ private func openTool(_ o: Options, _ cmd: String) {
     case "no": allowV1 = false
     default: usageError("\(cmd): --allow-v1 must be yes or no")
     }
-    let data = readAllStdin()
+    let data = readAllStdin(limit: StdinLimit.message, cmd)
     guard var opened = try? SecretChat.Envelope.decrypt(data, keys: keys, sender: sender, allowV1: allowV1) else {
         refuse("message rejected")
     }
@@ -215,11 +247,13 @@ private func encodeTool(_ o: Options, _ cmd: String) {
         guard let v = int64Option(o, "key-fingerprint", cmd) else { usageError("\(cmd): missing --key-fingerprint") }
         return v
     }
-    func stdinHex(_ what: String) -> [UInt8] { hexText(String(decoding: readAllStdin(), as: UTF8.self), what, cmd) }
+    func stdinHex(_ what: String) -> [UInt8] {
+        hexText(String(decoding: readAllStdin(limit: StdinLimit.hexLine, cmd), as: UTF8.self), what, cmd)
+    }
     let message: SecretChat.DecryptedMessage
     switch o.require("kind", cmd) {
     case "text":
-        var bytes = readAllStdin()
+        var bytes = readAllStdin(limit: StdinLimit.tl, cmd)
         defer { bytes.secureWipe() }
         guard let text = String(validating: bytes, as: UTF8.self) else { usageError("\(cmd): the text on stdin is not UTF-8") }
         message = .message(SecretChat.PlainMessage(randomID: randomID, message: text))
@@ -240,10 +274,16 @@ private func encodeTool(_ o: Options, _ cmd: String) {
         usageError("\(cmd): --kind must be text, notify-layer, request-key, accept-key, commit-key, abort-key, noop or resend")
     }
     do {
+        // serialize() throws for a text TL cannot hold (2^24 bytes or more) where `serialized` would trap.
         var tl = try SecretChat.DecryptedMessageLayer(layer: layer, inSeqNo: inSeq, outSeqNo: outSeq, message: message,
-                                                      using: &rng).serialized
+                                                      using: &rng).serialize()
+        defer { tl.secureWipe() }
+        guard tl.count <= SecretChat.Envelope.maxTLLength else {
+            usageError("\(cmd): input too large (the message would be \(tl.count) bytes of TL, more than \(SecretChat.Envelope.maxTLLength))")
+        }
         writeStdout(tl)
-        tl.secureWipe()
+    } catch .invalidPlaintext(let why) {
+        usageError("\(cmd): input too large (\(why))")
     } catch {
         usageError("\(cmd): \(error)")
     }
@@ -272,7 +312,7 @@ private func jsonString(_ s: String) -> String {
 }
 
 private func decodeTool(_ cmd: String) {
-    var tl = readAllStdin()
+    var tl = readAllStdin(limit: StdinLimit.tl, cmd)
     defer { tl.secureWipe() }
     let layer: SecretChat.DecryptedMessageLayer
     do { layer = try SecretChat.DecryptedMessageLayer.decode(tl) } catch { refuse("\(error)") }
@@ -328,12 +368,13 @@ private func fileTool(_ name: String, _ o: Options, _ cmd: String) {
     switch name {
     case "file-fingerprint": print("key_fingerprint: \(fileKey.fingerprint)")
     case "file-encrypt":
-        var plain = readAllStdin()
+        var plain = readAllStdin(limit: StdinLimit.file, cmd)
         defer { plain.secureWipe() }
         writeStdout(fileKey.encrypt(plain))
     default:
         guard let size = o.int("size", cmd) else { usageError("\(cmd): missing --size") }
-        let data = readAllStdin()
+        // Any size reaches the library, which refuses one that does not match the data (exit 1).
+        let data = readAllStdin(limit: StdinLimit.file + 16, cmd)
         guard var plain = try? fileKey.decrypt(data, size: size) else {
             refuse("the encrypted file does not have the padded length of --size bytes")
         }

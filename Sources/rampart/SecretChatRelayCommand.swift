@@ -52,11 +52,10 @@ private final class SocketLink: MTProtoLink {
 func secretChatRelayCommand(_ args: [String]) {
     let cmd = "mtproto secret-chat chat"
     let o = Options(args, allowed: ["port", "rsa-key", "peer", "peer-access-hash", "messages", "burst", "file-bytes",
-                                    "transport", "svg"], command: cmd)
+                                    "transport", "svg"], positional: 0...0, command: cmd)
     if o.help { print("usage:" + secretChatRelayUsage.dropFirst(6)); exit(0) }
-    guard o.positional.isEmpty else { usageError("\(cmd): unexpected argument \(o.positional[0])") }
     guard let port = o.int("port", cmd), (1...65_535).contains(port) else { usageError("\(cmd): --port must be 1...65535") }
-    let keys = readServerPublicKeys(o.require("rsa-key", cmd), cmd)
+    let keyPath = o.require("rsa-key", cmd)
     let transportName = o.values["transport"] ?? "intermediate"
     // Not HTTP: the relay pushes updates, which over HTTP need a long poll this driver does not keep.
     guard transportName != "http", let transport = clientTransport(transportName, dc: 2) else { usageError("\(cmd): unknown transport '\(transportName)'") }
@@ -72,6 +71,8 @@ func secretChatRelayCommand(_ args: [String]) {
     guard let peerHash = o.values["peer-access-hash"].map({ Int64($0) }) ?? Optional(0) else {
         usageError("\(cmd): --peer-access-hash must be a signed 64-bit integer")
     }
+    // Every option is checked before the key file is read.
+    let keys = readServerPublicKeys(keyPath, cmd)
     func fail(_ s: String) -> Never {
         print("FAIL: \(s)")
         fflush(nil)

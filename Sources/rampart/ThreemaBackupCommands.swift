@@ -59,28 +59,37 @@ func threemaSafeExtraCommand(_ name: String, _ args: [String]) -> Bool {
     return true
 }
 
-/// The whole contents of a file (at most `limit` bytes), or a usage error.
+/// The whole contents of a file (at most `limit` bytes), or a usage error: a file that cannot be
+/// opened, a read error (a directory: EISDIR) — never taken for the end of the file — or one larger
+/// than `limit`.
 func readFile(_ path: String, limit: Int, _ command: String) -> [UInt8] {
     let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { usageError("\(command): cannot read \(path)") }
+    guard fd >= 0 else { usageError("\(command): cannot read \(path): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     var out: [UInt8] = []
     var buf = [UInt8](repeating: 0, count: 1 << 16)
+    defer { buf.secureWipe() }
     while true {
         let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
+        if n < 0 {
+            let why = String(cString: strerror(errno))
+            out.secureWipe()
+            usageError("\(command): cannot read \(path): \(why)")
+        }
+        if n == 0 { break }
+        guard n <= limit - out.count else {
+            out.secureWipe()
+            usageError("\(command): \(path) is larger than \(limit) bytes")
+        }
         out += buf[0..<n]
-        guard out.count <= limit else { usageError("\(command): \(path) is larger than \(limit) bytes") }
     }
     return out
 }
 
 func threemaIDBackupCommand(_ args: [String]) {
     let cmd = "threema id-backup"
-    let o = Options(args, allowed: ["id", "secret-key", "password-file", "backup-file"], command: cmd)
-    if o.help || o.positional.count != 1 || !["encode", "decode"].contains(o.positional[0]) {
-        print("""
+    let usage = """
         usage: rampart threema id-backup encode --id ID --secret-key HEX [--password-file F]
                rampart threema id-backup decode [--backup-file F] [--password-file F]
           encode: prints the backup (80 Base32 characters in dash-separated groups of 4).
@@ -88,9 +97,11 @@ func threemaIDBackupCommand(_ args: [String]) {
                   or from standard input when the password comes from --password-file; prints
                   "ID SECRET-KEY-HEX". A wrong password exits 1 with nothing on stdout.
           The password (8 to 4096 bytes) comes from --password-file or standard input, never argv.
-        """)
-        exit(o.help ? 0 : 2)
-    }
+        """
+    if args.isEmpty { usageText(usage, help: false) }
+    let o = Options(args, allowed: ["id", "secret-key", "password-file", "backup-file"], positional: 1...1, command: cmd)
+    if o.help { usageText(usage, help: true) }
+    guard ["encode", "decode"].contains(o.positional[0]) else { usageError("\(cmd): expected encode or decode") }
     if o.positional[0] == "encode" {
         guard let id = threemaID(o, "id", cmd) else { usageError("\(cmd) encode: missing --id") }
         var sk = hex32(o, "secret-key", cmd)
@@ -108,10 +119,7 @@ func threemaIDBackupCommand(_ args: [String]) {
             guard o.values["password-file"] != nil else {
                 usageError("\(cmd) decode: give the backup with --backup-file or the password with --password-file")
             }
-            var input: [UInt8] = []
-            readStdin { input.append(contentsOf: $0) }
-            guard input.count <= 4096 else { usageError("\(cmd) decode: backup text too long") }
-            text = String(decoding: input, as: UTF8.self)
+            text = String(decoding: readAllStdin(limit: 4096, cmd + " decode"), as: UTF8.self)
         }
         let password = readPassword(o, cmd)
         do {
@@ -127,13 +135,13 @@ func threemaIDBackupCommand(_ args: [String]) {
 
 func threemaSafeCryptCommand(_ mode: String, _ args: [String]) {
     let cmd = "threema safe \(mode)"
-    let o = Options(args, allowed: ["key"], command: cmd)
+    let o = Options(args, allowed: ["key"], positional: 0...0, command: cmd)
     if o.help { print(threemaSafeUsage); exit(0) }
     var k = hex32(o, "key", cmd)
     let key = SymmetricKey(data: k)
     k.secureWipe()
-    var input: [UInt8] = []
-    readStdin { input.append(contentsOf: $0) }
+    // The JSON is at most ThreemaSafe.maximumPlaintextBytes; its blob (nonce, tag, gzip framing) a little more.
+    var input = readAllStdin(limit: ThreemaSafe.maximumPlaintextBytes + (mode == "encrypt" ? 0 : 1 << 20), cmd)
     defer { input.secureWipe() }
     if mode == "encrypt" {
         do {

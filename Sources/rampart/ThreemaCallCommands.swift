@@ -38,7 +38,8 @@ usage: rampart threema call frame-seal --codec opus|vp8 (--gck HEX | --gck-file 
   the given MFSN. frame-open expects the frame's epoch to be --epoch and turns the key to the frame's
   counter (at least --ratchet); it exits 1 with nothing on stdout when the frame does not open. VP8 frames
   keep 10 (key frame: bit 0 of the first byte clear) or 3 bytes in the clear; Opus none. Empty frames
-  pass through. A key file holds 32 raw bytes or 64 hex digits.
+  pass through. A key file holds 32 raw bytes or 64 hex digits. Standard input (or --in) holds at
+  most 65536 bytes, the protocol's largest wire frame; more is bad usage (exit 2).
 """
 
 /// A 32-byte key from `--NAME HEX` or `--NAME-file F` (32 raw bytes, or 64 hex digits and white space).
@@ -66,9 +67,10 @@ func callKey(_ o: Options, _ name: String, _ command: String) -> SymmetricKey {
 
 func threemaCallIDCommand(_ args: [String]) {
     let cmd = "threema call-id"
-    let o = Options(args, allowed: ["creator", "group-id", "protocol-version", "gck", "gck-file", "sfu-url"], command: cmd)
-    if o.help || args.isEmpty { print(threemaCallIDUsage); exit(o.help ? 0 : 2) }
-    guard o.positional.isEmpty else { usageError("\(cmd): unexpected argument \(o.positional[0])") }
+    if args.isEmpty { usageText(threemaCallIDUsage, help: false) }
+    let o = Options(args, allowed: ["creator", "group-id", "protocol-version", "gck", "gck-file", "sfu-url"], positional: 0...0,
+                    command: cmd)
+    if o.help { usageText(threemaCallIDUsage, help: true) }
     guard let creator = threemaID(o, "creator", cmd) else { usageError("\(cmd): missing --creator") }
     guard let group = o.hex("group-id", cmd), group.count == 8 else { usageError("\(cmd): --group-id must be 8 bytes (16 hex digits)") }
     let version = o.int("protocol-version", cmd) ?? Int(GroupCall.protocolVersion)
@@ -82,11 +84,11 @@ func threemaCallIDCommand(_ args: [String]) {
 
 func threemaCallCommand(_ args: [String]) {
     let cmd = "threema call"
-    let o = Options(args, allowed: ["codec", "gck", "gck-file", "pcmk", "pcmk-file", "epoch", "ratchet", "mfsn", "in"], command: cmd)
-    if o.help || o.positional.isEmpty { print(threemaCallUsage); exit(o.help ? 0 : 2) }
-    guard o.positional.count == 1, ["frame-seal", "frame-open"].contains(o.positional[0]) else {
-        usageError("\(cmd): expected frame-seal or frame-open")
-    }
+    if args.isEmpty { usageText(threemaCallUsage, help: false) }
+    let o = Options(args, allowed: ["codec", "gck", "gck-file", "pcmk", "pcmk-file", "epoch", "ratchet", "mfsn", "in"],
+                    positional: 1...1, command: cmd)
+    if o.help { usageText(threemaCallUsage, help: true) }
+    guard ["frame-seal", "frame-open"].contains(o.positional[0]) else { usageError("\(cmd): expected frame-seal or frame-open") }
     let sub = o.positional[0]
     guard let codec = GroupCall.MediaCodec(rawValue: o.require("codec", cmd)) else { usageError("\(cmd): --codec is opus or vp8") }
     let epoch = o.int("epoch", cmd) ?? 0, ratchet = o.int("ratchet", cmd) ?? 0
@@ -101,8 +103,7 @@ func threemaCallCommand(_ args: [String]) {
     if let path = o.values["in"] {
         input = readFile(path, limit: GroupCall.MediaFrame.maximumWireByteCount, cmd)
     } else {
-        input = []
-        readStdin { input.append(contentsOf: $0) }
+        input = readAllStdin(limit: GroupCall.MediaFrame.maximumWireByteCount, cmd)
     }
     defer { input.secureWipe() }
     if sub == "frame-seal" {

@@ -334,9 +334,8 @@ private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreem
 func threemaClientTestCommand(_ args: [String]) {
     let c = "threema client-test"
     let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout", "probe", "duration",
-                                    "source", "receivers", "count", "size", "idle", "state"], command: c)
+                                    "source", "receivers", "count", "size", "idle", "state"], positional: 0...0, command: c)
     if o.help { print(threemaClientTestUsage); exit(0) }
-    if !o.positional.isEmpty { usageError("\(c): unexpected argument \(o.positional[0])") }
     guard let port = o.int("port", c), (1...65_535).contains(port) else { usageError("\(c): --port must be 1...65535") }
     guard let keyBytes = o.hex("server-key", c), keyBytes.count == 32,
           let serverKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: keyBytes) else {
@@ -387,8 +386,10 @@ func threemaClientTestCommand(_ args: [String]) {
             usageError("\(c): --probe is oversize, slow-reader, queue-flood, register-flood, idle, store or fetch")
         }
     }
+    // Bounded, so that the deadline arithmetic cannot overflow.
+    let duration = o.int("duration", c, in: 0...(30 * 86_400)) ?? 0
     let start = monotonicMilliseconds()
-    let endAt = start + Int64(o.int("duration", c) ?? 0) * 1000
+    let endAt = start + Int64(duration) * 1000
     let outcomes = Outcomes(pairs)
     var threads: [ThreadHandle] = []
     for i in 0..<pairs {

@@ -2,7 +2,7 @@
 //
 //   rampart threema message seal --secret-key HEX --public-key HEX --from ID --to ID [--type HEX]
 //                                [--nickname S] [--message-id HEX] [--created-at MS] [--flags N] [--legacy]
-//   rampart threema message open --secret-key HEX --public-key HEX [--id ID] [--with-type]
+//   rampart threema message open --secret-key HEX --public-key HEX --from ID [--id ID] [--with-type]
 //   rampart threema blob encrypt|decrypt --key HEX [--thumbnail]
 //   rampart threema hash email|phone VALUE
 //   rampart threema 3mid --id ID --public-key HEX [--expiry S] | rampart threema 3mid --parse PAYLOAD
@@ -49,17 +49,19 @@ Run `rampart threema <command> --help` for a command's options.
 let threemaMessageUsage = """
 usage: rampart threema message seal --secret-key HEX --public-key HEX --from ID --to ID [--type HEX]
                                     [--nickname S] [--message-id HEX] [--created-at MS] [--flags N] [--legacy]
-       rampart threema message open --secret-key HEX --public-key HEX [--id ID] [--with-type]
+       rampart threema message open --secret-key HEX --public-key HEX --from ID [--id ID] [--with-type]
   seal: standard input is the message body (raw bytes; a text message's UTF-8); standard output is the
         whole envelope. --secret-key is the sender's identity key, --public-key the receiver's.
         --type is the type byte in hex (default 01, text); --message-id 8 bytes as 16 hex digits
         (default random); --created-at Unix milliseconds (default now); --flags the flag byte (default 1,
         send push); --legacy writes the format without metadata box.
   open: standard input is the envelope (either format); standard output is the body. --secret-key is the
-        receiver's identity key, --public-key the sender's; --id (default: the envelope's receiver) must
-        match the envelope. --with-type writes the type byte before the body. The sender, message ID,
-        time and nickname are printed to stderr. Any authentication or format failure: exit 1, nothing
-        on stdout.
+        receiver's identity key, --public-key the sender's and --from the sender's ID (the contact that
+        public key belongs to): an envelope whose header names another sender is refused ("the sender
+        does not match --from"). --id (default: the envelope's receiver) must match the envelope.
+        --with-type writes the type byte before the body. The sender, message ID, time and nickname are
+        printed to stderr. Any authentication or format failure, or a sender other than --from: exit 1,
+        nothing on stdout.
 """
 
 let threemaBlobUsage = """
@@ -68,6 +70,17 @@ usage: rampart threema blob <encrypt|decrypt> --key HEX [--thumbnail]
   (--thumbnail: 00..02). encrypt writes tag || ciphertext; decrypt exits 1 with nothing on stdout when
   the blob does not authenticate.
 """
+
+/// A command's usage text: on standard output with exit status 0 when it was asked for (`--help`),
+/// else on standard error with exit status 2 (bad usage).
+func usageText(_ text: String, help: Bool) -> Never {
+    if help {
+        print(text)
+        exit(0)
+    }
+    printError(text)
+    exit(2)
+}
 
 /// Boolean flags the option parser does not know (it takes only `--name value` pairs): removed from
 /// `args`, returned as a set.
@@ -119,23 +132,32 @@ func threemaMessageCommand(_ argsIn: [String]) {
     var args = argsIn
     let flags = takeFlags(&args, ["legacy", "with-type"])
     let cmd = "threema message"
+    if argsIn.isEmpty { usageText(threemaMessageUsage, help: false) }
     let o = Options(args, allowed: ["secret-key", "public-key", "from", "to", "id", "type", "nickname", "message-id",
-                                    "created-at", "flags"], command: cmd)
-    if o.help || o.positional.isEmpty { print(threemaMessageUsage); exit(o.help ? 0 : 2) }
-    guard o.positional.count == 1, ["seal", "open"].contains(o.positional[0]) else {
-        usageError("\(cmd): expected seal or open")
+                                    "created-at", "flags"], positional: 1...1, command: cmd)
+    if o.help { usageText(threemaMessageUsage, help: true) }
+    guard ["seal", "open"].contains(o.positional[0]) else { usageError("\(cmd): expected seal or open") }
+    // Options of the other operation are refused rather than ignored.
+    let foreign = o.positional[0] == "seal" ? (["id"], ["with-type"]) : (["to", "type", "nickname", "message-id", "created-at", "flags"], ["legacy"])
+    if let name = foreign.0.first(where: { o.values[$0] != nil }) ?? foreign.1.first(where: { flags.contains($0) }) {
+        usageError("\(cmd) \(o.positional[0]): --\(name) is not an option of \(o.positional[0])")
     }
     var sk = hex32(o, "secret-key", cmd)
     defer { sk.secureWipe() }
     let pk = hex32(o, "public-key", cmd)
+    // seal: our ID; open: the sender's, the contact whose key --public-key is.
+    let from = threemaID(o, "from", cmd)
+    if o.positional[0] == "open" && from == nil {
+        usageError("\(cmd) open: missing --from (the sender's ID, whose public key --public-key is)")
+    }
+    let to = threemaID(o, "to", cmd)
+    if o.positional[0] == "seal" && (from == nil || to == nil) { usageError("\(cmd) seal: --from and --to are required") }
+    let receiverID = threemaID(o, "id", cmd)
     var input: [UInt8] = []
     readStdin { input.append(contentsOf: $0) }
     defer { input.secureWipe() }
     var rng = SecureRandom()
-    if o.positional[0] == "seal" {
-        guard let from = threemaID(o, "from", cmd), let to = threemaID(o, "to", cmd) else {
-            usageError("\(cmd) seal: --from and --to are required")
-        }
+    if o.positional[0] == "seal", let from, let to {
         let type = o.hex("type", cmd) ?? [0x01]
         guard type.count == 1 else { usageError("\(cmd) seal: --type is one byte in hex, e.g. 01") }
         var messageID: UInt64?
@@ -161,11 +183,16 @@ func threemaMessageCommand(_ argsIn: [String]) {
         } catch {
             usageError("\(cmd) seal: \(error)")
         }
-    } else {
+    } else if let from {
+        // The key belongs to a contact: the envelope's header must name that contact as its sender. (Taking
+        // the sender from the header would print whatever ID an attacker wrote there.)
         do {
             let env = try MessageEnvelope(parsing: input)
-            let me = try ThreemaIdentity(id: threemaID(o, "id", cmd) ?? env.receiver, privateKey: sk)
-            let sender = try ThreemaContact(id: env.sender, publicKey: pk)
+            guard env.sender == from else {
+                checkFailure("\(cmd) open: the sender does not match --from: the envelope names \(env.sender), not \(from)")
+            }
+            let me = try ThreemaIdentity(id: receiverID ?? env.receiver, privateKey: sk)
+            let sender = try ThreemaContact(id: from, publicKey: pk)
             var store = InMemoryNonceStore()
             let m = try env.open(as: me, keys: PairKeys(identity: me, contact: sender), nonceStore: &store)
             printError("sender=\(m.sender) receiver=\(m.receiver) message-id=\(Hex.encode(withUnsafeBytes(of: m.messageID.littleEndian) { Array($0) })) "
@@ -189,11 +216,10 @@ func threemaBlobCommand(_ argsIn: [String]) {
     var args = argsIn
     let flags = takeFlags(&args, ["thumbnail"])
     let cmd = "threema blob"
-    let o = Options(args, allowed: ["key"], command: cmd)
-    if o.help || o.positional.isEmpty { print(threemaBlobUsage); exit(o.help ? 0 : 2) }
-    guard o.positional.count == 1, ["encrypt", "decrypt"].contains(o.positional[0]) else {
-        usageError("\(cmd): expected encrypt or decrypt")
-    }
+    if argsIn.isEmpty { usageText(threemaBlobUsage, help: false) }
+    let o = Options(args, allowed: ["key"], positional: 1...1, command: cmd)
+    if o.help { usageText(threemaBlobUsage, help: true) }
+    guard ["encrypt", "decrypt"].contains(o.positional[0]) else { usageError("\(cmd): expected encrypt or decrypt") }
     var k = hex32(o, "key", cmd)
     let key = SymmetricKey(data: k)
     k.secureWipe()
@@ -219,11 +245,10 @@ func threemaBlobCommand(_ argsIn: [String]) {
 
 func threemaHashCommand(_ args: [String]) {
     let cmd = "threema hash"
-    let o = Options(args, allowed: [], command: cmd)
-    if o.help || o.positional.count != 2 {
-        print("usage: rampart threema hash <email|phone> VALUE\n  HMAC-SHA256 address-book hash(es) as hex, one per line.")
-        exit(o.help ? 0 : 2)
-    }
+    let usage = "usage: rampart threema hash <email|phone> VALUE\n  HMAC-SHA256 address-book hash(es) as hex, one per line."
+    if args.isEmpty { usageText(usage, help: false) }
+    let o = Options(args, allowed: [], positional: 2...2, command: cmd)
+    if o.help { usageText(usage, help: true) }
     switch o.positional[0] {
     case "email":
         for h in AddressBookHash.email(o.positional[1]) { print(Hex.encode(h)) }
@@ -236,17 +261,20 @@ func threemaHashCommand(_ args: [String]) {
 
 func threemaQRCommand(_ args: [String]) {
     let cmd = "threema 3mid"
-    let o = Options(args, allowed: ["id", "public-key", "expiry", "parse"], command: cmd)
-    if o.help || o.values.isEmpty {
-        print("""
+    let usage = """
         usage: rampart threema 3mid --id ID --public-key HEX [--expiry UNIX-SECONDS]
                rampart threema 3mid --parse PAYLOAD
           Writes the contact QR payload, or parses one and prints "ID PUBLIC-KEY-HEX [EXPIRY]"
           (exit 1 when it is malformed).
-        """)
-        exit(o.help ? 0 : 2)
-    }
+        """
+    if args.isEmpty { usageText(usage, help: false) }
+    let o = Options(args, allowed: ["id", "public-key", "expiry", "parse"], positional: 0...0, command: cmd)
+    if o.help { usageText(usage, help: true) }
+    if o.values.isEmpty { usageText(usage, help: false) }
     if let payload = o.values["parse"] {
+        if let other = ["id", "public-key", "expiry"].first(where: { o.values[$0] != nil }) {
+            usageError("\(cmd): --parse takes no --\(other)")
+        }
         do {
             let qr = try ContactQRCode(parsing: payload)
             print("\(qr.id) \(Hex.encode(qr.publicKey))" + (qr.expiry.map { " \($0)" } ?? ""))
@@ -273,7 +301,7 @@ func readPassword(_ o: Options, _ command: String) -> String {
     if let path = o.values["password-file"] {
         bytes = readFile(path, limit: 1 << 16, command)
     } else {
-        readStdin { bytes.append(contentsOf: $0) }
+        bytes = readAllStdin(limit: 1 << 16, command)
     }
     if bytes.last == 0x0A { bytes.removeLast() }
     if bytes.last == 0x0D { bytes.removeLast() }
@@ -284,16 +312,12 @@ func readPassword(_ o: Options, _ command: String) -> String {
 
 func threemaSafeCommand(_ args: [String]) {
     let cmd = "threema safe"
-    guard let sub = args.first, sub != "--help", sub != "-h" else {
-        print("""
-        \(threemaSafeUsage)
-        """)
-        exit(args.isEmpty ? 2 : 0)
-    }
+    guard let sub = args.first, sub != "--help", sub != "-h" else { usageText(threemaSafeUsage, help: !args.isEmpty) }
     let rest = Array(args.dropFirst())
     switch sub {
     case "derive":
-        let o = Options(rest, allowed: ["id", "password-file"], command: cmd + " derive")
+        let o = Options(rest, allowed: ["id", "password-file"], positional: 0...0, command: cmd + " derive")
+        if o.help { usageText(threemaSafeUsage, help: true) }
         guard let id = threemaID(o, "id", cmd + " derive") else { usageError("\(cmd) derive: missing --id") }
         let password = readPassword(o, cmd + " derive")
         do {

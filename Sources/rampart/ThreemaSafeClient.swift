@@ -138,7 +138,7 @@ extension Substring {
 
 func threemaSafeServerClientCommand(_ mode: String, _ args: [String]) {
     let cmd = "threema safe \(mode)"
-    let o = Options(args, allowed: ["server", "id", "password-file", "json-file"], command: cmd)
+    let o = Options(args, allowed: ["server", "id", "password-file", "json-file"], positional: 0...0, command: cmd)
     if o.help { print(threemaSafeUsage); exit(0) }
     guard let server = o.values["server"] else { usageError("\(cmd): missing --server") }
     guard let url = SafeServerURL(server) else {

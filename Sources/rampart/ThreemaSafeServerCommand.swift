@@ -78,7 +78,7 @@ private func wallSeconds() -> Double {
 func threemaSafeServerCommand(_ args: [String]) {
     let c = "threema safe-server"
     let o = Options(args, allowed: ["port", "dir", "max-backup-bytes", "retention-days", "auth-file", "rate", "global-rate",
-                                    "base", "max-connections", "idle-timeout", "request-timeout"], command: c)
+                                    "base", "max-connections", "idle-timeout", "request-timeout"], positional: 0...0, command: c)
     if o.help { print(threemaSafeServerUsage); exit(0) }
     if !o.positional.isEmpty { usageError("\(c): unexpected argument \(o.positional[0])") }
     guard let portValue = o.int("port", c), portValue <= 65_535 else { usageError("\(c): --port must be 0...65535") }

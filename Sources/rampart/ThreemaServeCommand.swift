@@ -160,11 +160,12 @@ private func loadIdentities(_ path: String, _ c: String) -> [ThreemaID: Curve255
     return out
 }
 
-/// `R` or `R:B` as a rate (burst 2R, at least 1, when B is left out); "0" is none.
+/// `R` or `R:B` as a rate (burst 2R, at least 1, when B is left out); "0" is none. R is at most 1e9
+/// (as B), so that the burst stays finite and fits an `Int`.
 private func chatRate(_ text: String, _ option: String, _ c: String) -> ChatRate? {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    guard parts.count <= 2, let r = Double(parts[0]), r.isFinite, r >= 0 else {
-        usageError("\(c): --\(option) takes R or R:B (events per second, burst)")
+    guard parts.count <= 2, let r = Double(parts[0]), r.isFinite, r >= 0, r <= 1e9 else {
+        usageError("\(c): --\(option) takes R or R:B (events per second at most 1e9, burst)")
     }
     if r == 0 && parts.count == 1 { return nil }
     guard parts.count == 2 else { return ChatRate(perSecond: r, burst: max(1, 2 * r)) }
@@ -221,9 +222,9 @@ func threemaServeCommand(_ args: [String]) {
     let o = Options(rest, allowed: ["port", "key", "dir", "identities", "max-connections", "queue-limit", "queue-bytes",
                                     "sender-queue-limit", "sender-queue-bytes", "address-queue-bytes", "total-queue-bytes", "message-lifetime",
                                     "ack-window", "max-identities", "registration-rate", "handshake-rate",
-                                    "global-handshake-rate", "handshake-timeout", "idle-timeout", "trace"], command: c)
+                                    "global-handshake-rate", "handshake-timeout", "idle-timeout", "trace"], positional: 0...0,
+                    command: c)
     if o.help { print(threemaServeUsage); exit(0) }
-    if !o.positional.isEmpty { usageError("\(c): unexpected argument \(o.positional[0])") }
     guard let portValue = o.int("port", c), (0...65_535).contains(portValue) else { usageError("\(c): --port must be 0...65535") }
     func number(_ name: String, default d: Int, max m: Int) -> Int {
         guard let v = o.int(name, c) else { return d }

@@ -28,9 +28,8 @@ usage: rampart box <seal|open> --secret-key HEX --public-key HEX --nonce HEX
 """
 
 func x25519Command(_ args: [String]) {
-    let o = Options(args, allowed: ["scalar", "point"], command: "x25519")
+    let o = Options(args, allowed: ["scalar", "point"], positional: 0...0, command: "x25519")
     if o.help { print(x25519Usage); exit(0) }
-    guard o.positional.isEmpty else { usageError("x25519: unexpected argument '\(o.positional[0])' (see rampart x25519 --help)") }
     guard var scalar = o.hex("scalar", "x25519") else { usageError("x25519: missing --scalar") }
     defer { scalar.secureWipe() }
     guard scalar.count == 32 else { usageError("x25519: --scalar must be 32 bytes (64 hex digits), got \(scalar.count)") }
@@ -46,9 +45,8 @@ func x25519Command(_ args: [String]) {
 
 func boxCommand(_ args: [String]) {
     if args.first == "--help" || args.first == "-h" { print(boxUsage); exit(0) }
-    let o = Options(args, allowed: ["secret-key", "public-key", "nonce"], command: "box")
+    let o = Options(args, allowed: ["secret-key", "public-key", "nonce"], positional: 1...1, command: "box")
     if o.help { print(boxUsage); exit(0) }
-    guard o.positional.count == 1 else { usageError("box: expected seal or open (see rampart box --help)") }
     let mode = o.positional[0]
     guard mode == "seal" || mode == "open" else { usageError("box: unknown mode '\(mode)' (seal, open)") }
     guard var sk = o.hex("secret-key", "box") else { usageError("box: missing --secret-key") }

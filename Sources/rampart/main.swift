@@ -88,4 +88,9 @@ case "vectors": vectorsCommand(arguments)
 case "info": infoCommand(arguments)
 default: usageError("unknown command '\(command)' (see rampart --help)")
 }
+// What print() buffered must reach standard output: a failed write (a full disk, /dev/full) is an error.
+if fflush(nil) != 0 {
+    printError("rampart: cannot write standard output: \(String(cString: strerror(errno)))")
+    exit(1)
+}
 exit(0)

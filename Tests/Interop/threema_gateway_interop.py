@@ -94,7 +94,8 @@ async def main():
     assert rc == 0, "rampart x25519 failed"
     rampart_public = bytes.fromhex(out.decode().strip())
     sdk_conn = FakeConnection("*SDKTEST", sdk_keys.sk, {"RAMPART1": rampart_public})
-    open_args = ["threema", "message", "open", "--secret-key", rampart_secret.hex(), "--public-key", sdk_keys.pk.hex(), "--with-type"]
+    open_args = ["threema", "message", "open", "--secret-key", rampart_secret.hex(), "--public-key", sdk_keys.pk.hex(),
+                 "--from", "*SDKTEST", "--with-type"]
 
     # SDK -> Rampart: text messages of several sizes (the SDK pads at random; 1...4000 bytes).
     for size in [1, 5, 31, 32, 33, 200, 1000, 4000]:
