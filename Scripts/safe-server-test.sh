@@ -17,13 +17,23 @@
 #   rate    (--rate 0.2:3): three requests pass, the fourth gets 429 with Retry-After
 #   auth    (--auth-file): no credentials and wrong ones get 401 with WWW-Authenticate, the right
 #           ones 200 (curl reads them from a config file, not argv)
-#   limits  (--max-connections 2 --request-timeout 1 --idle-timeout 2): a third connection gets 503;
+#   limits  (--max-connections 2 --request-timeout 1 --idle-timeout 2): at the cap an idle connection
+#           is closed for a newcomer, and with both inside a request a newcomer gets 503;
 #           a request trickling past the timeout and an idle connection are closed (and logged);
 #           curl is still served; SIGTERM stops the main server with a summary line
 #   usage   bad options exit 2
 #   client  the Swift client (rampart threema safe backup/restore) round trip, curl's copy decrypted
+#   issue 35, each with the server's peak RSS: one address with 64 keep-alive connections sending
+#           \r\n every second (16 admitted, all closed at the request timeout, curl served
+#           throughout); 64 slow requests from 4 addresses (served again within the request
+#           timeout); a 64 MiB upload (under 10 s); an unauthenticated flood behind one address
+#           with --auth-file (429 for it, users served, per-user limits); the storage quota
+#           (507), the new-backup rate (429), a stale temporary file removed at start, no 8
+#           digits of any backup ID in any log (long --base); the Swift client against hostile
+#           servers (Content-Length -5, endless headers, a trickle: exit 1 within --timeout) and
+#           a chunked response (restores); credentials in the URL and extra arguments refused
 #
-# Exits nonzero on any mismatch; the servers are always stopped. A few seconds.
+# Exits nonzero on any mismatch; the servers are always stopped. About 40 seconds.
 set -euo pipefail
 
 bin=${1:-}
@@ -175,11 +185,6 @@ slow = socket.create_connection(("127.0.0.1", port), timeout=10)
 slow.sendall(b"GET /config HTTP/1.1\r\n")       # never finished
 idle = socket.create_connection(("127.0.0.1", port), timeout=10)
 time.sleep(0.3)
-third = socket.create_connection(("127.0.0.1", port), timeout=10)
-data = third.recv(4096)
-assert data.startswith(b"HTTP/1.1 503 "), data[:60]
-print("ok: a connection over --max-connections gets 503")
-third.close()
 def closed_within(s, seconds):
     s.settimeout(seconds)
     try:
@@ -188,8 +193,22 @@ def closed_within(s, seconds):
         return True
     except socket.timeout:
         return False
+# At the cap the connection idle the longest makes room for a newcomer.
+third = socket.create_connection(("127.0.0.1", port), timeout=10)
+assert closed_within(idle, 3), "the idle connection was not let go for the newcomer"
+print("ok: at --max-connections the idle connection is closed for a new one")
+third.sendall(b"GET /con")
+time.sleep(0.3)
+# Every connection inside a request: the newcomer gets 503.
+fourth = socket.create_connection(("127.0.0.1", port), timeout=10)
+data = fourth.recv(4096)
+assert data.startswith(b"HTTP/1.1 503 "), data[:60]
+print("ok: with every connection inside a request a new one gets 503")
+fourth.close()
 assert closed_within(slow, 4), "the slow client was not closed"
 print("ok: a request trickling past --request-timeout is closed")
+assert closed_within(third, 4), "the second slow client was not closed"
+idle = socket.create_connection(("127.0.0.1", port), timeout=10)
 assert closed_within(idle, 4), "the idle connection was not closed"
 print("ok: an idle connection is closed after --idle-timeout")
 out = subprocess.run(["curl", "-s", "--max-time", "10", f"http://127.0.0.1:{port}/config"], capture_output=True, check=True).stdout
@@ -227,6 +246,230 @@ if backup_id=$("$bin" threema safe backup --server "$client_base/" --id ECHOECHO
 else
     fail "rampart threema safe backup failed"
 fi
+
+# ---- Issue 35: the attacks that used to work, run again; legitimate clients are served during and
+# after each. The server's peak resident memory (VmHWM) is printed after each attack.
+peak() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$1/status" 2>/dev/null || echo "?"; }
+
+# Lockout with keep-alive bytes: one address opens 64 connections and sends \r\n on each every
+# second. It gets only its per-address share; a client elsewhere is served throughout; the
+# attacker's connections are closed at the request timeout although bytes keep coming.
+start lockout --max-connections 64 --max-connections-per-address 16 --request-timeout 3 --idle-timeout 4 --rate 0
+lockout_pid=${pids[${#pids[@]}-1]}
+if python3 - "$port" <<'PY'
+import socket, subprocess, sys, time
+port = int(sys.argv[1])
+held, refused = [], 0
+for _ in range(64):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.2", 0))
+    s.setblocking(False)
+    held.append(s)
+time.sleep(0.5)
+alive = []
+for s in held:
+    try:
+        data = s.recv(4096)
+        if data.startswith(b"HTTP/1.1 503 "):
+            refused += 1
+            continue
+    except BlockingIOError:
+        alive.append(s)
+        continue
+    except ConnectionResetError:
+        refused += 1
+assert len(alive) == 16 and refused == 48, (len(alive), refused)
+print("ok: one address gets 16 of 64 connections; 48 answered 503")
+start = time.time()
+served = 0
+closed_at = {}
+while time.time() - start < 8:
+    for s in alive:
+        if s in closed_at:
+            continue
+        try:
+            s.send(b"\r\n")
+        except OSError:
+            closed_at[s] = time.time() - start
+            continue
+        try:
+            if s.recv(4096) == b"":
+                closed_at[s] = time.time() - start
+        except BlockingIOError:
+            pass
+        except OSError:
+            closed_at[s] = time.time() - start
+    out = subprocess.run(["curl", "-s", "--max-time", "5", f"http://127.0.0.1:{port}/config"], capture_output=True).stdout
+    if out.startswith(b'{"maxBackupBytes"'):
+        served += 1
+    else:
+        raise SystemExit(f"curl not served during the attack: {out[:80]!r}")
+    time.sleep(1)
+assert len(closed_at) == 16, f"only {len(closed_at)} of 16 keep-alive connections closed"
+assert max(closed_at.values()) < 6.5, closed_at.values()
+print(f"ok: curl served {served} times during the attack; all 16 connections closed at "
+      f"{min(closed_at.values()):.1f}-{max(closed_at.values()):.1f} s despite the \\r\\n every second")
+PY
+then :; else fail "lockout with keep-alive bytes"; fi
+echo "   peak RSS under the keep-alive lockout: $(peak "$lockout_pid")"
+
+# Many addresses fill every slot with requests that never finish: refused while they last (at
+# most the request timeout), served at once after.
+if python3 - "$port" <<'PY'
+import socket, subprocess, sys, time
+port = int(sys.argv[1])
+held = []
+for a in range(4):
+    for _ in range(16):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(f"127.0.0.{10 + a}", 0))
+        s.sendall(b"PUT /backups/")
+        held.append(s)
+t = time.time()
+while True:
+    out = subprocess.run(["curl", "-s", "--max-time", "5", f"http://127.0.0.1:{port}/config"], capture_output=True).stdout
+    if out.startswith(b'{"maxBackupBytes"'):
+        break
+    assert time.time() - t < 6, "not served again within twice the request timeout"
+    time.sleep(0.25)
+print(f"ok: 64 slow requests from 4 addresses fill the server; served again after {time.time() - t:.1f} s")
+PY
+then :; else fail "slots filled from many addresses"; fi
+
+# A 64 MiB upload (the largest --max-backup-bytes) is linear: it used to take minutes.
+start bigup --max-backup-bytes 67108864 --rate 0
+big_pid=${pids[${#pids[@]}-1]}
+head -c 67108864 /dev/urandom >"$work/huge"
+t_start=$(date +%s.%N)
+code=$(status --max-time 60 -X PUT -H "$oct" --data-binary @"$work/huge" "http://127.0.0.1:$port/backups/$id")
+t_end=$(date +%s.%N)
+secs=$(python3 -c "print(f'{$t_end - $t_start:.2f}')")
+expect "PUT of 64 MiB" 201 "$code"
+python3 -c "import sys; sys.exit(0 if $secs < 10 else 1)" && ok "64 MiB uploaded in $secs s" || fail "64 MiB took $secs s"
+cmp -s "$work/huge" "$work/bigup/$id" && ok "the 64 MiB backup is stored byte for byte" || fail "the 64 MiB backup differs"
+echo "   peak RSS after the 64 MiB upload: $(peak "$big_pid")"
+rm -f "$work/huge"
+
+# Behind one address with credentials: an unauthenticated flood gets 429, users go on.
+printf '# users\nalice:alice password\nbob:bob password\n' >"$work/users"
+start authflood --auth-file "$work/users" --rate 5:5 --auth-failure-rate 1:5
+printf 'user = "alice:alice password"\n' >"$work/curl-alice"
+printf 'user = "bob:bob password"\n' >"$work/curl-bob"
+codes=""
+for _ in $(seq 1 30); do codes="$codes$(status "http://127.0.0.1:$port/config") "; done
+echo "$codes" | grep -q "429" && ok "an unauthenticated flood is limited (429)" || fail "no 429 for the unauthenticated flood: $codes"
+expect "alice is served during the flood" 200 "$(status -K "$work/curl-alice" "http://127.0.0.1:$port/config")"
+expect "bob is served during the flood" 200 "$(status -K "$work/curl-bob" "http://127.0.0.1:$port/config")"
+codes=""
+for _ in $(seq 1 7); do codes="$codes$(status -K "$work/curl-alice" "http://127.0.0.1:$port/config") "; done
+echo "$codes" | grep -q "429" && ok "alice's own rate limit applies to alice ($codes)" || fail "alice not limited: $codes"
+expect "bob still served" 200 "$(status -K "$work/curl-bob" "http://127.0.0.1:$port/config")"
+
+# Storage quota, the new-backup rate, stale temporary files, no backup ID in any log line.
+mkdir -p "$work/quota"
+stale=".tmp-$id-999999999-1"
+printf 'left by a crash' >"$work/quota/$stale"
+long_base="/$(printf 'b%.0s' $(seq 1 70))/"
+start quota --max-backups 2 --new-backups-per-day 3 --base "$long_base" --rate 0
+[ ! -e "$work/quota/$stale" ] && ok "a temporary file of a dead writer is removed at start" || fail "stale temporary file left"
+qbase="http://127.0.0.1:$port${long_base%/}"
+ids=()
+for _ in 1 2 3 4; do ids+=("$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"); done
+expect "quota: first backup" 201 "$(status -X PUT -H "$oct" --data-binary @"$work/blob" "$qbase/backups/${ids[0]}")"
+expect "quota: second backup" 201 "$(status -X PUT -H "$oct" --data-binary @"$work/blob" "$qbase/backups/${ids[1]}")"
+expect "quota: a third is over --max-backups" 507 "$(status -X PUT -H "$oct" --data-binary @"$work/blob" "$qbase/backups/${ids[2]}")"
+expect "quota: replacing one is fine" 204 "$(status -X PUT -H "$oct" --data-binary @"$work/blob" "$qbase/backups/${ids[0]}")"
+expect "quota: delete" 204 "$(status -X DELETE "$qbase/backups/${ids[1]}")"
+expect "quota: the third new backup of the day" 201 "$(status -X PUT -H "$oct" --data-binary @"$work/blob" "$qbase/backups/${ids[2]}")"
+expect "quota: delete again" 204 "$(status -X DELETE "$qbase/backups/${ids[2]}")"
+expect "quota: a fourth new backup in a day" 429 "$(status -X PUT -H "$oct" --data-binary @"$work/blob" "$qbase/backups/${ids[3]}")"
+status -H 'Accept: application/octet-stream' "$qbase/backups/${ids[0]}${ids[1]}" >/dev/null
+sleep 0.3
+leaked=0
+for i in "${ids[@]}" "$id"; do
+    for k in $(seq 0 56); do
+        if grep -qF "${i:$k:8}" "$work"/*.log; then leaked=1; echo "   log holds ${i:$k:8}"; break; fi
+    done
+done
+[ "$leaked" = 0 ] && ok "no 8 consecutive digits of any backup ID in any server log" || fail "a backup ID reached a log"
+
+# The Safe client against hostile servers: a negative Content-Length, headers that never end,
+# a trickle with no end; and a chunked response (what a proxy may send) that restores.
+cat >"$work/hostile.py" <<'PY'
+import socket, sys, threading, time
+mode, upstream = sys.argv[1], int(sys.argv[2])
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", 0)); srv.listen(8)
+print(srv.getsockname()[1], flush=True)
+def serve(c):
+    try:
+        req = b""
+        while b"\r\n\r\n" not in req:
+            req += c.recv(65536)
+        if mode == "negative":
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nabc")
+        elif mode == "endless":
+            c.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _ in range(8 * 1024):
+                c.sendall(b"X" * 1024)
+        elif mode == "trickle":
+            for b in b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"x" * 100:
+                c.sendall(bytes([b])); time.sleep(0.5)
+        elif mode == "chunked":
+            up = socket.create_connection(("127.0.0.1", upstream))
+            up.sendall(req.replace(b"Connection: close", b"Connection: close"))
+            data = b""
+            while True:
+                d = up.recv(65536)
+                if not d: break
+                data += d
+            head, body = data.split(b"\r\n\r\n", 1)
+            status = head.split(b"\r\n")[0]
+            out = status + b"\r\nTransfer-Encoding: chunked\r\n\r\n"
+            for k in range(0, len(body), 7):
+                part = body[k:k + 7]
+                out += b"%x\r\n" % len(part) + part + b"\r\n"
+            c.sendall(out + b"0\r\n\r\n")
+    except OSError:
+        pass
+    finally:
+        c.close()
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+hostile() {  # hostile MODE: starts the fake server, sets $hport
+    python3 "$work/hostile.py" "$1" "${client_port:-0}" >"$work/hostile-$1.port" &
+    pids+=($!)
+    for _ in $(seq 1 50); do [ -s "$work/hostile-$1.port" ] && break; sleep 0.1; done
+    hport=$(head -1 "$work/hostile-$1.port")
+}
+client_port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/client.out")
+set +e
+for mode in negative endless trickle; do
+    hostile "$mode"
+    t_start=$(date +%s)
+    "$bin" threema safe restore --server "http://127.0.0.1:$hport" --id ECHOECHO --password-file "$work/safe.pw" \
+        --timeout 4 >"$work/hostile.out" 2>"$work/hostile.err"
+    rc=$?
+    took=$(( $(date +%s) - t_start ))
+    if [ "$rc" = 1 ] && [ ! -s "$work/hostile.out" ] && [ "$took" -le 8 ]; then
+        ok "safe restore against a '$mode' server exits 1 in ${took} s: $(head -c 120 "$work/hostile.err")"
+    else
+        fail "safe restore against a '$mode' server: exit $rc after ${took} s"
+    fi
+    "$bin" threema safe backup --server "http://127.0.0.1:$hport" --id ECHOECHO --password-file "$work/safe.pw" \
+        --json-file "$work/doc.json" --timeout 4 >/dev/null 2>&1
+    rc=$?
+    [ "$rc" = 1 ] && ok "safe backup against a '$mode' server exits 1" || fail "safe backup against a '$mode' server: exit $rc"
+done
+hostile chunked
+"$bin" threema safe restore --server "http://127.0.0.1:$hport" --id ECHOECHO --password-file "$work/safe.pw" >"$work/chunked.json"
+expect "safe restore through a chunked response" 0 "$?"
+cmp -s "$work/chunked.json" "$work/restored.json" && ok "the chunked restore returns the document" || fail "chunked restore differs"
+"$bin" threema safe restore --server "http://u:p@127.0.0.1:$client_port" --id ECHOECHO --password-file "$work/safe.pw" >/dev/null 2>&1
+expect "credentials in the URL (argv) are refused" 2 "$?"
+"$bin" threema safe restore --server "http://127.0.0.1:$client_port" --id ECHOECHO --password-file "$work/safe.pw" extra >/dev/null 2>&1
+expect "an extra positional argument is refused" 2 "$?"
+set -e
 
 # SIGTERM stops the main server cleanly with a summary line.
 kill -TERM "${pids[0]}"

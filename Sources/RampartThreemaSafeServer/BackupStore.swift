@@ -52,7 +52,8 @@ public struct StoredBackup: Sendable, Equatable {
     }
 }
 
-/// A storage failure (the server answers 500 and logs it).
+/// A storage failure (the server answers 500 and logs it). Messages never name the backup: a
+/// backup ID is derived from the user's password and must not reach a log.
 public struct SafeStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What failed (the call and errno's text).
     public var message: String
@@ -69,6 +70,8 @@ public struct SafeStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 public protocol SafeBackupStore: AnyObject {
     /// The backup's modification time, or nil when there is none.
     func modificationTime(of id: SafeBackupID) throws(SafeStoreError) -> Double?
+    /// The backup's size in bytes, or nil when there is none.
+    func byteCount(of id: SafeBackupID) throws(SafeStoreError) -> Int?
     /// The backup, or nil when there is none.
     func read(_ id: SafeBackupID) throws(SafeStoreError) -> StoredBackup?
     /// Creates or replaces the backup, recording `now` as its modification time.
@@ -90,6 +93,7 @@ public final class InMemoryBackupStore: SafeBackupStore {
     public init() {}
 
     public func modificationTime(of id: SafeBackupID) throws(SafeStoreError) -> Double? { backups[id]?.modified }
+    public func byteCount(of id: SafeBackupID) throws(SafeStoreError) -> Int? { backups[id]?.bytes.count }
     public func read(_ id: SafeBackupID) throws(SafeStoreError) -> StoredBackup? { backups[id] }
 
     public func write(_ id: SafeBackupID, _ bytes: [UInt8], now: Double) throws(SafeStoreError) {
@@ -140,31 +144,39 @@ public final class DirectoryBackupStore: SafeBackupStore {
     }
 
     public func modificationTime(of id: SafeBackupID) throws(SafeStoreError) -> Double? {
+        try status(of: id).map(modifiedSeconds)
+    }
+
+    public func byteCount(of id: SafeBackupID) throws(SafeStoreError) -> Int? {
+        try status(of: id).map { Int($0.st_size) }
+    }
+
+    private func status(of id: SafeBackupID) throws(SafeStoreError) -> stat? {
         var st = stat()
         guard stat(path(id.hex), &st) == 0 else {
             if errno == ENOENT { return nil }
-            throw Self.errorText("stat \(id)")
+            throw Self.errorText("stat of a backup")
         }
-        return modifiedSeconds(st)
+        return st
     }
 
     public func read(_ id: SafeBackupID) throws(SafeStoreError) -> StoredBackup? {
         let fd = open(path(id.hex), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw Self.errorText("open \(id)")
+            throw Self.errorText("open of a backup")
         }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Self.errorText("fstat \(id)") }
+        guard fstat(fd, &st) == 0 else { throw Self.errorText("fstat of a backup") }
         let size = Int(st.st_size)
-        guard size <= maxFileBytes else { throw SafeStoreError("\(id): \(size) bytes, over the limit of \(maxFileBytes)") }
+        guard size <= maxFileBytes else { throw SafeStoreError("a backup file of \(size) bytes, over the limit of \(maxFileBytes)") }
         var bytes = [UInt8](repeating: 0, count: size)
         var off = 0
         while off < size {
             let n = bytes.withUnsafeMutableBytes { sysRead(fd, $0.baseAddress! + off, size - off) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw Self.errorText("read \(id)") }
+            guard n > 0 else { throw Self.errorText("read of a backup") }
             off += n
         }
         return StoredBackup(bytes: bytes, modified: modifiedSeconds(st))
@@ -174,27 +186,27 @@ public final class DirectoryBackupStore: SafeBackupStore {
         counter &+= 1
         let temp = ".tmp-\(id.hex)-\(getpid())-\(counter)"
         let fd = open(path(temp), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.errorText("create \(temp)") }
+        guard fd >= 0 else { throw Self.errorText("create of a temporary file") }
         var ok = false
         defer { if !ok { unlink(path(temp)) } }
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { sysWrite(fd, $0.baseAddress! + off, bytes.count - off) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { let e = Self.errorText("write \(temp)"); close(fd); throw e }
+            guard n > 0 else { let e = Self.errorText("write of a temporary file"); close(fd); throw e }
             off += n
         }
         let whole = now.rounded(.down)
         var times = [timespec(tv_sec: Int(whole), tv_nsec: Int((now - whole) * 1e9)),
                      timespec(tv_sec: Int(whole), tv_nsec: Int((now - whole) * 1e9))]
-        guard futimens(fd, &times) == 0 else { let e = Self.errorText("futimens \(temp)"); close(fd); throw e }
-        guard fsync(fd) == 0 else { let e = Self.errorText("fsync \(temp)"); close(fd); throw e }
-        guard close(fd) == 0 else { throw Self.errorText("close \(temp)") }
+        guard futimens(fd, &times) == 0 else { let e = Self.errorText("futimens of a temporary file"); close(fd); throw e }
+        guard fsync(fd) == 0 else { let e = Self.errorText("fsync of a temporary file"); close(fd); throw e }
+        guard close(fd) == 0 else { throw Self.errorText("close of a temporary file") }
         if let hook = beforeRename, !hook(path(temp)) {
             ok = true  // a crash leaves the temporary file behind
             throw SafeStoreError("simulated crash before rename")
         }
-        guard rename(path(temp), path(id.hex)) == 0 else { throw Self.errorText("rename \(temp)") }
+        guard rename(path(temp), path(id.hex)) == 0 else { throw Self.errorText("rename of a temporary file") }
         ok = true
         syncDirectory()
     }
@@ -210,7 +222,7 @@ public final class DirectoryBackupStore: SafeBackupStore {
     public func delete(_ id: SafeBackupID) throws(SafeStoreError) -> Bool {
         guard unlink(path(id.hex)) == 0 else {
             if errno == ENOENT { return false }
-            throw Self.errorText("unlink \(id)")
+            throw Self.errorText("unlink of a backup")
         }
         syncDirectory()
         return true
@@ -239,15 +251,25 @@ public final class DirectoryBackupStore: SafeBackupStore {
         return result
     }
 
-    /// Deletes temporary files (left by a crash mid-write) whose mtime is more than `age` seconds
-    /// before `now`; returns how many.
+    /// Deletes temporary files left by a crash mid-write: those whose writing process (the pid in
+    /// the name `.tmp-<id>-<pid>-<n>`) no longer runs, and any whose mtime is more than `age`
+    /// seconds before `now`. The server calls it at start and every hour; returns how many.
     public func removeStaleTemporaries(now: Double, olderThan age: Double = 3600) throws(SafeStoreError) -> Int {
         var removed = 0
         for name in try names() where name.hasPrefix(".tmp-") {
             var st = stat()
             guard stat(path(name), &st) == 0 else { continue }
-            if now - modifiedSeconds(st) > age, unlink(path(name)) == 0 { removed += 1 }
+            if (now - modifiedSeconds(st) > age || !Self.writerRuns(name)), unlink(path(name)) == 0 { removed += 1 }
         }
         return removed
+    }
+
+    /// Whether the process named in a temporary file's name runs (another server on the same
+    /// directory may be writing it); a name without a readable pid counts as abandoned.
+    static func writerRuns(_ name: String) -> Bool {
+        let parts = name.split(separator: "-")
+        guard parts.count == 4, let pid = Int32(parts[2]), pid > 0 else { return false }
+        if pid == getpid() { return true }
+        return kill(pid, 0) == 0 || errno == EPERM
     }
 }

@@ -6,7 +6,7 @@ import RampartThreemaSafeServer
 /// the bytes are split cannot change what it answers), Basic auth when `auth`.
 private func makeSafeServer(auth: Bool) -> SafeServer {
     var conf = SafeServer.Configuration(maxBackupBytes: 256, retentionDays: 1)
-    conf.rateLimitPerAddress = nil
+    conf.rateLimitPerClient = nil
     conf.maxOutputBytesPerReceive = Int.max
     conf.headerLimits = .init(maxRequestLineBytes: 128, maxHeaderCount: 8, maxHeaderBytes: 512)
     if auth { conf.credentials = SafeServerCredentials(user: "u", password: "p") }

@@ -24,7 +24,8 @@ usage: rampart threema safe derive --id ID [--password-file F]
        rampart threema safe encrypt --key HEX          (stdin JSON -> stdout backup blob)
        rampart threema safe decrypt --key HEX          (stdin backup blob -> stdout JSON)
        rampart threema safe backup --server URL --id ID [--password-file F] [--json-file F]
-       rampart threema safe restore --server URL --id ID [--password-file F]
+                                   [--server-auth-file F] [--timeout S]
+       rampart threema safe restore --server URL --id ID [--password-file F] [--server-auth-file F] [--timeout S]
   derive:  prints the backup ID (64 hex) and the encryption key (64 hex) on two lines.
   encrypt: gzip (level 0, as the apps) and secretbox under the 32-byte key with a random nonce; the
            JSON must be a valid Safe backup document (schema version 1).
@@ -35,7 +36,9 @@ usage: rampart threema safe derive --id ID [--password-file F]
            server's maxBackupBytes (GET config) and uploads it with PUT <server>/backups/<backup ID>;
            prints the backup ID. restore downloads, decrypts and validates it and prints the JSON.
            --server is an http:// URL (plain HTTP: for a loopback or trusted-network server; this tool
-           has no TLS); user:password@ in the URL sends HTTP Basic auth. Failures exit 1.
+           has no TLS) without credentials: HTTP Basic credentials come from --server-auth-file (one
+           line user:password). Each request must be answered within --timeout seconds (default
+           60); responses are read with a size cap. Failures exit 1.
   The password comes from --password-file or standard input, never from the command line.
 """
 

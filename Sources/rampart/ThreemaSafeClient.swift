@@ -11,56 +11,51 @@ import Darwin
 import Rampart
 import RampartCodecs
 import RampartThreema
+import RampartThreemaSafeServer
 
-/// A parsed `http://[user:password@]host[:port][/path/]` server URL.
+/// A parsed `http://host[:port][/path/]` server URL. Credentials never come from the command line:
+/// a URL with `user:password@` is refused (they come from `--server-auth-file`).
 struct SafeServerURL {
     var host: String
     var port: UInt16
     var basePath: String
-    var authorization: String?
 
     init?(_ text: String) {
         guard text.hasPrefix("http://") else { return nil }
         var rest = Substring(text.dropFirst(7))
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        var authority = rest[..<slash]
+        let authority = rest[..<slash]
         rest = rest[slash...]
-        if let at = authority.lastIndex(of: "@") {
-            let credentials = authority[..<at]
-            authorization = "Basic " + Base64.encode(Array(percentDecoded(credentials).utf8))
-            authority = authority[authority.index(after: at)...]
-        }
+        guard !authority.contains("@") else { return nil }
         var hostPart = authority, portNumber: UInt16 = 80
         if let colon = authority.lastIndex(of: ":") {
-            guard let p = UInt16(authority[authority.index(after: colon)...]), p > 0 else { return nil }
+            let digits = authority[authority.index(after: colon)...]
+            guard digits.utf8.count <= 5, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                  let p = UInt16(digits), p > 0 else { return nil }
             portNumber = p
             hostPart = authority[..<colon]
         }
-        guard !hostPart.isEmpty, hostPart.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        guard !hostPart.isEmpty, hostPart.utf8.count <= 253,
+              hostPart.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        guard rest.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), rest.utf8.count <= 2048 else { return nil }
         host = String(hostPart)
         port = portNumber
         basePath = rest.isEmpty ? "/" : (rest.hasSuffix("/") ? String(rest) : String(rest) + "/")
     }
 }
 
-/// `%XX` escapes of user info decoded (anything malformed is kept as written).
-func percentDecoded(_ s: Substring) -> String {
-    var out: [UInt8] = []
-    let b = Array(s.utf8)
-    var i = 0
-    while i < b.count {
-        if b[i] == 0x25, i + 2 < b.count, let v = UInt8(String(decoding: b[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
-            out.append(v); i += 3
-        } else {
-            out.append(b[i]); i += 1
-        }
-    }
-    return String(decoding: out, as: UTF8.self)
+/// A failed exchange with the Safe server, in plain words.
+struct SafeClientError: Error, CustomStringConvertible {
+    var description: String
 }
 
-/// One HTTP/1.1 exchange (`Connection: close`): the status and body of the response.
-func httpExchange(_ url: SafeServerURL, method: String, path: String, headers: [(String, String)], body: [UInt8],
-                  maxResponseBytes: Int, command: String) -> (status: Int, body: [UInt8]) {
+/// Milliseconds left until `deadline` (monotonic), at least 0 and at most Int32.max.
+private func remaining(_ deadline: Int64) -> Int32 {
+    Int32(clamping: max(0, deadline - monotonicMilliseconds()))
+}
+
+/// A non-blocking TCP connection to `url`'s host, made before `deadline`.
+private func connectBefore(_ deadline: Int64, _ url: SafeServerURL) throws(SafeClientError) -> Int32 {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     #if canImport(Glibc)
@@ -70,79 +65,93 @@ func httpExchange(_ url: SafeServerURL, method: String, path: String, headers: [
     #endif
     var list: UnsafeMutablePointer<addrinfo>?
     guard getaddrinfo(url.host, String(url.port), &hints, &list) == 0, let first = list else {
-        checkFailure("\(command): cannot resolve \(url.host)")
+        throw SafeClientError(description: "cannot resolve \(url.host)")
     }
     defer { freeaddrinfo(list) }
-    var fd: Int32 = -1
     var entry: UnsafeMutablePointer<addrinfo>? = first
     while let e = entry {
-        let s = socket(e.pointee.ai_family, e.pointee.ai_socktype, e.pointee.ai_protocol)
-        if s >= 0 {
-            if connect(s, e.pointee.ai_addr, e.pointee.ai_addrlen) == 0 { fd = s; break }
-            close(s)
-        }
         entry = e.pointee.ai_next
+        let s = socket(e.pointee.ai_family, e.pointee.ai_socktype, e.pointee.ai_protocol)
+        guard s >= 0 else { continue }
+        guard (try? Socket.setNonBlocking(s)) != nil else { close(s); continue }
+        if connect(s, e.pointee.ai_addr, e.pointee.ai_addrlen) == 0 { return s }
+        guard errno == EINPROGRESS else { close(s); continue }
+        var p = pollfd(fd: s, events: Int16(POLLOUT), revents: 0)
+        var err: Int32 = 0
+        var len = socklen_t(MemoryLayout<Int32>.size)
+        if poll(&p, 1, remaining(deadline)) > 0, getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) == 0, err == 0 {
+            return s
+        }
+        close(s)
     }
-    guard fd >= 0 else { checkFailure("\(command): cannot connect to \(url.host):\(url.port)") }
+    throw SafeClientError(description: "cannot connect to \(url.host):\(url.port)")
+}
+
+/// One HTTP/1.1 exchange (`Connection: close`) completed before `deadline` (monotonic ms): the
+/// response, read in linear time with its body bounded by `maxResponseBytes`.
+func httpExchange(_ url: SafeServerURL, method: String, path: String, headers: [(String, String)], body: [UInt8],
+                  authorization: String?, maxResponseBytes: Int,
+                  deadline: Int64) throws(SafeClientError) -> HTTPResponseReader.Response {
+    let fd = try connectBefore(deadline, url)
     defer { close(fd) }
     var request = "\(method) \(url.basePath)\(path) HTTP/1.1\r\nHost: \(url.host):\(url.port)\r\nUser-Agent: Rampart\r\n"
     for (k, v) in headers { request += "\(k): \(v)\r\n" }
-    if let a = url.authorization { request += "Authorization: \(a)\r\n" }
+    if let a = authorization { request += "Authorization: \(a)\r\n" }
     if method == "PUT" { request += "Content-Length: \(body.count)\r\n" }
     request += "Connection: close\r\n\r\n"
-    do { try Socket.writeAll(fd, Array(request.utf8) + body, timeoutMs: 30_000) } catch {
-        checkFailure("\(command): \(error)")
+    do { try Socket.writeAll(fd, Array(request.utf8) + body, timeoutMs: remaining(deadline)) } catch {
+        throw SafeClientError(description: "sending the request: \(error)")
     }
-    var response: [UInt8] = []
+    var reader = HTTPResponseReader(limits: .init(maxBodyBytes: maxResponseBytes), headRequest: method == "HEAD")
     while true {
+        let left = remaining(deadline)
+        guard left > 0 else { throw SafeClientError(description: "no complete response within the deadline") }
         let chunk: [UInt8]
-        do { chunk = try Socket.readSome(fd, timeoutMs: 30_000) } catch { checkFailure("\(command): \(error)") }
-        if chunk.isEmpty { break }
-        response += chunk
-        guard response.count <= maxResponseBytes + 16_384 else { checkFailure("\(command): response too large") }
-        if let parsed = parseHTTPResponse(response), parsed.complete { return (parsed.status, parsed.body) }
-    }
-    guard let parsed = parseHTTPResponse(response) else { checkFailure("\(command): malformed HTTP response") }
-    return (parsed.status, parsed.body)
-}
-
-/// A response's status and body, once the headers are in; `complete` when Content-Length bytes of
-/// body have arrived (without Content-Length the body runs to the end of the connection).
-func parseHTTPResponse(_ r: [UInt8]) -> (status: Int, body: [UInt8], complete: Bool)? {
-    let end: [UInt8] = [13, 10, 13, 10]
-    guard r.count >= 4, let headerEnd = (0...(r.count - 4)).first(where: { Array(r[$0..<($0 + 4)]) == end }) else { return nil }
-    let head = String(decoding: r[0..<headerEnd], as: UTF8.self)
-    let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
-    let statusParts = lines[0].split(separator: " ")
-    guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else { return nil }
-    var length: Int?
-    for line in lines.dropFirst() {
-        let kv = line.split(separator: ":", maxSplits: 1)
-        if kv.count == 2, kv[0].lowercased() == "content-length" {
-            length = Int(kv[1].trimmingSpaces())
+        do { chunk = try Socket.readSome(fd, timeoutMs: left) } catch {
+            throw SafeClientError(description: "reading the response: \(error)")
         }
-    }
-    let body = Array(r[(headerEnd + 4)...])
-    if let length { return (status, Array(body.prefix(length)), body.count >= length) }
-    return (status, body, false)
-}
-
-extension Substring {
-    func trimmingSpaces() -> Substring {
-        var s = self
-        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
-        while s.last == " " || s.last == "\t" { s = s.dropLast() }
-        return s
+        do throws(HTTPResponseError) {
+            if chunk.isEmpty { return try reader.finish() }
+            reader.append(chunk)
+            if let r = try reader.response() { return r }
+        } catch {
+            throw SafeClientError(description: "the server's response: \(error)")
+        }
     }
 }
 
 func threemaSafeServerClientCommand(_ mode: String, _ args: [String]) {
     let cmd = "threema safe \(mode)"
-    let o = Options(args, allowed: ["server", "id", "password-file", "json-file"], positional: 0...0, command: cmd)
+    let o = Options(args, allowed: ["server", "id", "password-file", "json-file", "server-auth-file", "timeout"], positional: 0...0, command: cmd)
     if o.help { print(threemaSafeUsage); exit(0) }
+    if !o.positional.isEmpty { usageError("\(cmd): unexpected argument \(o.positional[0])") }
     guard let server = o.values["server"] else { usageError("\(cmd): missing --server") }
     guard let url = SafeServerURL(server) else {
-        usageError("\(cmd): --server must be an http:// URL (this tool has no TLS): http://[user:password@]host[:port][/path/]")
+        usageError("\(cmd): --server must be an http:// URL without credentials (this tool has no TLS; "
+                   + "credentials come from --server-auth-file): http://host[:port][/path/]")
+    }
+    let timeout = o.int("timeout", cmd) ?? 60
+    guard (1...3600).contains(timeout) else { usageError("\(cmd): --timeout must be 1...3600 seconds") }
+    var authorization: String?
+    if let path = o.values["server-auth-file"] {
+        var line = readFile(path, limit: 4096, cmd)
+        defer { line.secureWipe() }
+        while let last = line.last, last == 0x0A || last == 0x0D { line.removeLast() }
+        guard line.contains(0x3A), line.first != 0x3A, !line.contains(0x0A) else {
+            usageError("\(cmd): --server-auth-file must hold one line user:password")
+        }
+        authorization = "Basic " + Base64.encode(line)
+    }
+    /// One exchange within the --timeout that starts now; a failure exits 1 with its reason.
+    func exchange(_ method: String, _ path: String, _ headers: [(String, String)], body: [UInt8] = [],
+                  maxResponseBytes: Int) -> HTTPResponseReader.Response {
+        do {
+            return try httpExchange(url, method: method, path: path, headers: headers, body: body,
+                                    authorization: authorization, maxResponseBytes: maxResponseBytes,
+                                    deadline: monotonicMilliseconds() + Int64(timeout) * 1000)
+        } catch {
+            checkFailure("\(cmd): \(error)")
+        }
     }
     guard let id = threemaID(o, "id", cmd) else { usageError("\(cmd): missing --id") }
     if mode == "backup", o.values["json-file"] == nil, o.values["password-file"] == nil {
@@ -168,21 +177,19 @@ func threemaSafeServerClientCommand(_ mode: String, _ args: [String]) {
         let blob: [UInt8]
         do { blob = try ThreemaSafe.backup(document, keys: keys, using: &rng) } catch { usageError("\(cmd): \(error)") }
         // The server's limit (GET config), as the apps check it before uploading.
-        let config = httpExchange(url, method: "GET", path: "config", headers: [("Accept", "application/json")], body: [],
-                                  maxResponseBytes: 4096, command: cmd)
+        let config = exchange("GET", "config", [("Accept", "application/json")], maxResponseBytes: 4096)
         if config.status == 200, let limit = (try? JSONValue(parsing: config.body))?["maxBackupBytes"]?.number?.int64,
            blob.count > limit {
             checkFailure("\(cmd): the backup has \(blob.count) bytes, the server accepts \(limit)")
         }
-        let r = httpExchange(url, method: "PUT", path: path, headers: [("Content-Type", "application/octet-stream")],
-                             body: blob, maxResponseBytes: 4096, command: cmd)
+        let r = exchange("PUT", path, [("Content-Type", "application/octet-stream")], body: blob, maxResponseBytes: 4096)
         guard (200...299).contains(r.status) else {
-            checkFailure("\(cmd): the server answered \(r.status): \(String(decoding: r.body.prefix(200), as: UTF8.self))")
+            checkFailure("\(cmd): the server answered \(r.status): "
+                         + String(decoding: r.body.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x3F }, as: UTF8.self))
         }
         print(keys.backupIDHex)
     } else {
-        let r = httpExchange(url, method: "GET", path: path, headers: [("Accept", "application/octet-stream")], body: [],
-                             maxResponseBytes: 64 << 20, command: cmd)
+        let r = exchange("GET", path, [("Accept", "application/octet-stream")], maxResponseBytes: 64 << 20)
         guard r.status == 200 else {
             checkFailure("\(cmd): the server answered \(r.status)\(r.status == 404 ? " (no backup for this ID and password)" : "")")
         }

@@ -71,7 +71,7 @@ private struct Harness {
 
     init(_ tweak: (inout SafeServer.Configuration) -> Void = { _ in }) {
         var conf = SafeServer.Configuration(maxBackupBytes: 1000, retentionDays: 10)
-        conf.rateLimitPerAddress = nil
+        conf.rateLimitPerClient = nil
         tweak(&conf)
         store = InMemoryBackupStore()
         server = SafeServer(configuration: conf, store: store)
@@ -82,7 +82,9 @@ private struct Harness {
         let id = next
         next += 1
         _ = server.open(id, address: address, now: now)
-        return server.receive(raw, from: id, now: now)
+        let reply = server.receive(raw, from: id, now: now)
+        server.close(id)  // as the socket layer does when the client is done
+        return reply
     }
 
     mutating func send(_ method: String, _ path: String, headers: [String] = [], body: [UInt8] = [],
@@ -178,7 +180,7 @@ struct SafeServerAPITests {
     }
 
     @Test func queryAbsoluteFormAndBasePath() {
-        var h = Harness { $0 = .init(maxBackupBytes: 1000, retentionDays: 10, basePath: "safe"); $0.rateLimitPerAddress = nil }
+        var h = Harness { $0 = .init(maxBackupBytes: 1000, retentionDays: 10, basePath: "safe"); $0.rateLimitPerClient = nil }
         #expect(h.server.configuration.basePath == "/safe/")
         #expect(h.send("GET", "/safe/config?x=1").status == 200)
         #expect(h.send("GET", "http://example.org/safe/config").status == 200)
@@ -215,9 +217,30 @@ struct SafeServerAPITests {
     @Test func requestLogLinesShortenBackupIDs() {
         var h = Harness()
         let reply = h.exchange(bytes("GET /backups/\(idA)?q HTTP/1.1\r\nHost: x\r\nAccept: application/octet-stream\r\n\r\n"))
-        #expect(reply.log == ["connection 1 from 127.0.0.1: GET /backups/01234567…?q 404 15"])
-        #expect(SafeServer.logTarget("/a\u{1}b") == "/a?b")
-        #expect(SafeServer.logTarget("/" + String(repeating: "x", count: 200)).utf8.count == 80)
+        #expect(reply.log == ["connection 1 from 127.0.0.1: GET /backups/<id> 404 15"])
+        #expect(h.server.logTarget("/a\u{1}b") == "/a?b")
+        #expect(h.server.logTarget("/" + String(repeating: "x", count: 200)).utf8.count == 80)
+    }
+
+    /// No part of a backup ID reaches a log line: not with a long base path that pushes the ID past
+    /// the 80-character cut, not for an invalid ID, not from a storage error.
+    @Test func noPartOfABackupIDIsLogged() {
+        let base = "/" + String(repeating: "b", count: 60) + "/"
+        var h = Harness { $0 = .init(maxBackupBytes: 1000, retentionDays: 10, basePath: base); $0.rateLimitPerClient = nil }
+        var lines: [String] = []
+        for target in ["\(base)backups/\(idA)", "\(base)backups/\(idA.prefix(63))", "/backups/\(idA)",
+                       "\(base)backups/\(idA)?x=\(idA)"] {
+            lines += h.exchange(bytes("GET \(target) HTTP/1.1\r\nHost: x\r\nAccept: application/octet-stream\r\n\r\n")).log
+        }
+        h.store.failWrites = true
+        lines += h.exchange(bytes("PUT \(base)backups/\(idA) HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+                                  + "Content-Length: 1\r\n\r\nz")).log
+        #expect(lines.count >= 6)
+        #expect(lines.contains { $0.contains("storage error") })
+        for line in lines {
+            // Any 8 consecutive characters of the ID would be a prefix an offline guess could test.
+            for k in 0...(64 - 8) { #expect(!line.contains(idA.dropFirst(k).prefix(8)), "\(line)") }
+        }
     }
 
     @Test func http10KeepAliveIsAnswered() {
@@ -338,6 +361,9 @@ struct SafeServerConnectionTests {
         var h = Harness { $0.maxConnections = 2 }
         #expect(!h.server.open(1, address: "a", now: t0).close)
         #expect(!h.server.open(2, address: "a", now: t0).close)
+        // Both inside a request: the newcomer is refused.
+        _ = h.server.receive(bytes("GET"), from: 1, now: t0)
+        _ = h.server.receive(bytes("GET"), from: 2, now: t0)
         let refused = h.server.open(3, address: "a", now: t0)
         #expect(refused.close && responses(refused.send).first?.status == 503 && refused.log.count == 1)
         h.server.close(1)
@@ -349,7 +375,7 @@ struct SafeServerConnectionTests {
     /// connection is forgotten.
     @Test func seededServerFuzz() {
         var rng = SplitMix64(seed: 0x5AFE_0002)
-        var h = Harness { $0.rateLimitPerAddress = SafeServerRateLimit(perSecond: 100, burst: 100) }
+        var h = Harness { $0.rateLimitPerClient = SafeServerRateLimit(perSecond: 100, burst: 100) }
         let valid = bytes("PUT /backups/\(idA) HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 3\r\n\r\nabc"
                           + "GET /backups/\(idA) HTTP/1.1\r\nHost: x\r\nAccept: application/octet-stream\r\n\r\n"
                           + "GET /config HTTP/1.1\r\nHost: x\r\n\r\nDELETE /backups/\(idA) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -394,7 +420,7 @@ struct SafeServerConnectionTests {
 @Suite("Threema Safe server: rate limit, auth, retention")
 struct SafeServerPolicyTests {
     @Test func perAddressRateLimit() {
-        var h = Harness { $0.rateLimitPerAddress = SafeServerRateLimit(perSecond: 0.5, burst: 3) }
+        var h = Harness { $0.rateLimitPerClient = SafeServerRateLimit(perSecond: 0.5, burst: 3) }
         for _ in 0..<3 { #expect(h.send("GET", "/config").status == 200) }
         let limited = h.send("GET", "/config")
         #expect(limited.status == 429 && limited.headers["retry-after"] == "2")
@@ -417,7 +443,7 @@ struct SafeServerPolicyTests {
     }
 
     @Test func trackedAddressesAreBounded() {
-        var h = Harness { $0.rateLimitPerAddress = SafeServerRateLimit(perSecond: 1, burst: 2); $0.maxTrackedAddresses = 8 }
+        var h = Harness { $0.rateLimitPerClient = SafeServerRateLimit(perSecond: 1, burst: 2); $0.maxTrackedAddresses = 8 }
         for k in 0..<100 { _ = h.send("GET", "/config", address: "10.0.0.\(k)") }
         #expect(h.send("GET", "/config", address: "10.0.0.99").status == 200)
     }
