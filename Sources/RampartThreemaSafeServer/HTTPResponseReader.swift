@@ -111,6 +111,8 @@ public struct HTTPResponseReader: Sendable {
     private var framing: Framing = .toClose
     private var body: [UInt8] = []
     private var chunk: ChunkState = .size
+    /// Bytes of trailer fields so far (bounded by maxHeaderBytes).
+    private var trailerBytes = 0
     private var interim = 0
     private var done: Response?
     private var failure: HTTPResponseError?
@@ -284,15 +286,21 @@ public struct HTTPResponseReader: Sendable {
         while true {
             switch chunk {
             case .size, .trailer:
-                // A line: chunk-size [; extensions] CRLF, or a trailer field. Bounded like the head.
-                guard let lineEnd = findCRLF() else {
-                    if buffer.count - position > limits.maxHeaderBytes { throw .malformedChunk }
+                // A line: chunk-size [; extensions] CRLF (at most 256 bytes), or a trailer field
+                // (all trailers together at most maxHeaderBytes). The limits hold however the
+                // bytes arrive: the search for the CRLF never looks past them.
+                let isTrailer: Bool
+                if case .trailer = chunk { isTrailer = true } else { isTrailer = false }
+                let maxLine = isTrailer ? limits.maxHeaderBytes - trailerBytes : 256
+                guard let lineEnd = findCRLF(within: maxLine) else {
+                    if buffer.count - position >= maxLine + 2 { throw .malformedChunk }
                     return nil
                 }
                 let line = buffer[position..<lineEnd]
                 position = lineEnd + 2
-                if case .trailer = chunk {
+                if isTrailer {
                     if line.isEmpty { return complete() }
+                    trailerBytes += line.count + 2
                     continue
                 }
                 let sizeDigits = line.prefix { $0 != 0x3B }.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
@@ -319,10 +327,12 @@ public struct HTTPResponseReader: Sendable {
         }
     }
 
-    /// The index of the next CRLF at or after `position`, resuming the scan where it stopped.
-    private mutating func findCRLF() -> Int? {
+    /// The index of the next CRLF at or after `position` that ends a line of at most `maxLine`
+    /// bytes, resuming the scan where it stopped.
+    private mutating func findCRLF(within maxLine: Int) -> Int? {
         scanned = max(scanned, position)
-        while scanned + 1 < buffer.count {
+        let limit = min(buffer.count, position + max(0, maxLine) + 2)
+        while scanned + 1 < limit {
             if buffer[scanned] == 13 && buffer[scanned + 1] == 10 {
                 let at = scanned
                 scanned = at + 2

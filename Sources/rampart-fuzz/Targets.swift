@@ -2,5 +2,5 @@
 // A new decoder gets a target here and a seed corpus (`rampart-fuzz seed <name> Tests/Fuzz/corpus/<name>`).
 
 let allTargets: [FuzzTarget] = transportTargets + tlTargets + messageTargets + handshakeTargets + symmetricTargets
-    + keyTargets + numberTargets + codecTargets + threemaTargets + [safeServerTarget, threemaIbexTarget, threemaChatHubTarget, threemaChatJournalTarget, secretChatTLTarget,
+    + keyTargets + numberTargets + codecTargets + threemaTargets + [safeServerTarget, safeClientResponseTarget, threemaIbexTarget, threemaChatHubTarget, threemaChatJournalTarget, secretChatTLTarget,
                                                                      secretChatCryptoTarget]

@@ -76,3 +76,47 @@ let safeServerTarget = FuzzTarget(
         ]
         return requests.enumerated().map { k, r in [UInt8(k & 1), 1, 7, 13] + Array(r.utf8) }
     })
+
+/// Feeds a response to a reader in pieces (cycled sizes); the outcome and the largest hold.
+private func readResponse(_ bytes: [UInt8], pieces: [Int]) -> (outcome: String, maxHeld: Int) {
+    var r = HTTPResponseReader(limits: .init(maxHeaderBytes: 512, maxHeaderCount: 8, maxBodyBytes: 256))
+    var i = 0, k = 0, held = 0
+    while i < bytes.count {
+        let end = min(bytes.count, i + pieces[k % pieces.count])
+        k += 1
+        r.append(bytes[i..<end])
+        i = end
+        held = max(held, r.heldByteCount)
+        do {
+            if let done = try r.response() { return ("\(done.status) \(done.body)", held) }
+        } catch {
+            return ("error \(error)", held)
+        }
+    }
+    do { let done = try r.finish(); return ("\(done.status) \(done.body) at close", held) } catch { return ("error \(error)", held) }
+}
+
+let safeClientResponseTarget = FuzzTarget(
+    name: "safe-client-response",
+    summary: "HTTPResponseReader (what `rampart threema safe backup|restore` reads a server's answer with) fed a hostile server's bytes whole and in pieces: never traps, holds at most head + body + one piece, and the split changes nothing",
+    maxLength: 4096,
+    run: { data in
+        var input = FuzzInput(data)
+        let pieces = (0..<3).map { _ in 1 + Int(input.byte() % 64) }
+        let bytes = input.rest()
+        let a = readResponse(bytes, pieces: [Int.max])
+        let b = readResponse(bytes, pieces: pieces)
+        FuzzCheck.require(a.outcome == b.outcome, "the response depends on how the bytes were split")
+        FuzzCheck.require(b.maxHeld <= 512 + 256 + 64, "the reader holds more than its bound")
+        if !a.outcome.hasPrefix("error") { FuzzStats.note("safe-client-response: a response") }
+    },
+    seeds: {
+        let responses = [
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n3\r\nabc\r\n0\r\nT: 1\r\n\r\n",
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
+            "HTTP/1.0 404 Not Found\r\nContent-Type: text/plain\r\n\r\nuntil the close",
+            "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nabc",
+        ]
+        return responses.map { [1, 7, 13] + Array($0.utf8) }
+    })

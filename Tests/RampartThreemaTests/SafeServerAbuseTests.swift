@@ -256,9 +256,16 @@ struct HTTPResponseReaderTests {
         #expect(interim?.status == 204 && interim?.body == [])
     }
 
+    private static let longChunkLine: String = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;"
+        + String(repeating: "x", count: 300) + "\r\na\r\n0\r\n\r\n"
+    private static let longTrailers: String = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+        + String(repeating: "T: " + String(repeating: "t", count: 1000) + "\r\n", count: 17) + "\r\n"
+
     /// What a hostile server sends: typed errors, never a trap.
     @Test(arguments: [
-        ("HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nabc", HTTPResponseError.invalidContentLength),
+        (longChunkLine, HTTPResponseError.malformedChunk),
+        (longTrailers, HTTPResponseError.malformedChunk),
+        ("HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nabc", .invalidContentLength),
         ("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n", .bodyTooLarge),
         ("HTTP/1.1 200 OK\r\nContent-Length: 2000000\r\n\r\n", .bodyTooLarge),
         ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", .invalidContentLength),
