@@ -28,11 +28,13 @@ let package = Package(
         // Hardware kernels (internal). One target per feature tier.
         .target(
             name: "RampartAccelSHA",
+            dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelSHA",
             swiftSettings: kernelFlags(["+sha", "+ssse3", "+sse4.1"])
         ),
         .target(
             name: "RampartAccelAVX2",
+            dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelAVX2",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
@@ -77,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "RampartAccelBMI2",
-            dependencies: ["RampartBarrier"],
+            dependencies: ["RampartBarrier", "RampartKernelSupport"],
             path: "Sources/RampartAccelBMI2",
             swiftSettings: kernelFlags(["+bmi2", "+adx"])
         ),
@@ -86,6 +88,7 @@ let package = Package(
         // one vpternlogd per three-way XOR, Ch and Maj. No 512-bit registers.
         .target(
             name: "RampartAccelAVX512",
+            dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelAVX512",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2", "+avx512f", "+avx512vl"])
         ),

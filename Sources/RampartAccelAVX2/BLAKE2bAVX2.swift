@@ -23,6 +23,7 @@
 // comments list the message word indices, taken from RFC 7693's sigma table, in lane order.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -216,6 +217,16 @@ public func blake2bBlocksAVX2(_ state: UnsafeMutablePointer<UInt64>, _ blocks: U
     state[4] = h1[0]; state[5] = h1[2]; state[6] = h1[1]; state[7] = h1[3]
     state[8] = t0
     state[9] = t1
+}
+
+/// BLAKE2b with the four columns in one AVX2 vector.
+public enum BLAKE2bAVX2: BLAKE2bImplementation {
+    public static let name = "avx2"
+    public static let requires: KernelFeatures = [.avx2]
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: UnsafeRawPointer, _ count: Int, _ lastLength: Int) {
+        blake2bBlocksAVX2(state, data, count, lastLength)
+    }
 }
 
 #endif

@@ -24,6 +24,7 @@
 // No branch and no memory address depends on the data: the loop bounds are the block count.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -231,6 +232,16 @@ public func sha1BlocksAVX2(_ state: UnsafeMutablePointer<UInt32>, _ blocks: Unsa
     }
     // Wipe the schedule of the last blocks (volatile stores: not removable as dead).
     volatileZero(table, 640)
+}
+
+/// SHA-1 with an AVX2 message schedule and BMI2 rounds (processors without the SHA extensions).
+public enum SHA1AVX2: SHA1Implementation {
+    public static let name = "avx2"
+    public static let requires: KernelFeatures = [.avx2]
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int) {
+        sha1BlocksAVX2(state, data, count)
+    }
 }
 
 #endif

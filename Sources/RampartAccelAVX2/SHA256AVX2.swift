@@ -23,6 +23,7 @@
 // No branch and no memory address depends on the data: the loop bounds are the block count.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -214,6 +215,40 @@ public func sha256BlocksAVX2(_ state: UnsafeMutablePointer<UInt32>, _ blocks: Un
     }
     // Wipe the schedule of the last blocks (volatile stores: not removable as dead).
     volatileZero(table, 512)
+}
+
+/// The round constants as ``sha256BlocksAVX2(_:_:_:_:)`` reads them: K[4j..4j+3] twice (once per
+/// block of a pair).
+let sha256ConstantQuads: [UInt32] = {
+    var t: [UInt32] = []
+    t.reserveCapacity(128)
+    for j in 0..<16 {
+        for _ in 0..<2 { for i in 0..<4 { t.append(sha256RoundConstants[4 * j + i]) } }
+    }
+    return t
+}()
+
+/// SHA-256 with an AVX2 message schedule and BMI2 rounds (processors without the SHA extensions).
+public enum SHA256AVX2: SHA256Implementation {
+    public static let name = "avx2"
+    public static let requires: KernelFeatures = [.avx2]
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int) {
+        sha256ConstantQuads.withUnsafeBufferPointer { sha256BlocksAVX2(state, data, count, $0.baseAddress!) }
+    }
+}
+
+/// Eight messages at once, one per lane of 256-bit AVX2 registers (SHA256LanesAVX2.swift).
+public enum SHA256Lanes8AVX2: SHA256LanesImplementation {
+    public static let name = "avx2-x8"
+    public static let requires: KernelFeatures = [.avx2]
+    public static let lanes = 8
+    public static let tableBytes = 2048
+    @inline(__always)
+    public static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
+        sha256RoundConstants.withUnsafeBufferPointer { sha256Lanes8AVX2(states, data, strides, n, $0.baseAddress!, table) }
+    }
 }
 
 #endif

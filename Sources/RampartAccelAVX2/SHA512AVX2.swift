@@ -19,6 +19,7 @@
 // and B's rounds are skipped.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -196,6 +197,46 @@ public func sha512BlocksAVX2(_ state: UnsafeMutablePointer<UInt64>, _ blocks: Un
             } else {
                 p += 128
                 remaining &-= 1
+            }
+        }
+    }
+}
+
+/// The round constants as ``sha512BlocksAVX2(_:_:_:_:_:)`` reads them: K[2j], K[2j+1] twice (once per
+/// block of a pair).
+let sha512ConstantPairs: [UInt64] = {
+    var t: [UInt64] = []
+    t.reserveCapacity(160)
+    for j in 0..<40 {
+        let k0 = sha512RoundConstants[2 * j], k1 = sha512RoundConstants[2 * j + 1]
+        t.append(k0); t.append(k1); t.append(k0); t.append(k1)
+    }
+    return t
+}()
+
+/// 1280 bytes of stack scratch (two 128-byte-block message schedules).
+private struct SHA512Scratch {
+    var storage: (SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>,
+                  SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>,
+                  SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>,
+                  SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>, SIMD64<UInt8>)
+    init() {
+        let z = SIMD64<UInt8>(repeating: 0)
+        storage = (z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z)
+    }
+}
+
+/// SHA-512 with an AVX2 message schedule and BMI2 rounds.
+public enum SHA512AVX2: SHA512Implementation {
+    public static let name = "avx2"
+    public static let requires: KernelFeatures = [.avx2]
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: UnsafeRawPointer, _ count: Int) {
+        var scratch = SHA512Scratch()
+        sha512ConstantPairs.withUnsafeBufferPointer { k in
+            withUnsafeMutableBytes(of: &scratch) { table in
+                sha512BlocksAVX2(state, data, count, k.baseAddress!, table.baseAddress!)
+                volatileZero(table.baseAddress!, 1280)  // the message schedule
             }
         }
     }

@@ -24,6 +24,7 @@
 // this VM's cores ran at. No branch and no memory address depends on the data or the states.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -285,6 +286,46 @@ public func sha256Lanes16AVX512(_ states: UnsafePointer<UnsafeMutablePointer<UIn
 public func sha256Lanes32AVX512(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
                                 _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
     sha256LanesAVX512(true, states, data, strides, n, k, table)
+}
+
+/// Thirty-two messages at once on 512-bit registers (processors with full-width 512-bit units).
+public enum SHA256Lanes32AVX512: SHA256LanesImplementation {
+    public static let name = "avx512-x32"
+    public static let requires: KernelFeatures = [.avx512vl]
+    public static let lanes = 32
+    public static let tableBytes = 8192
+    @inline(__always)
+    public static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
+        sha256RoundConstants.withUnsafeBufferPointer { sha256Lanes32AVX512(states, data, strides, n, $0.baseAddress!, table) }
+    }
+}
+
+/// Sixteen messages at once on 512-bit registers.
+public enum SHA256Lanes16AVX512: SHA256LanesImplementation {
+    public static let name = "avx512-x16"
+    public static let requires: KernelFeatures = [.avx512vl]
+    public static let lanes = 16
+    public static let tableBytes = 4096
+    @inline(__always)
+    public static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
+        sha256RoundConstants.withUnsafeBufferPointer { sha256Lanes16AVX512(states, data, strides, n, $0.baseAddress!, table) }
+    }
+}
+
+/// Eight messages at once on 256-bit registers with AVX-512VL rotations and ternary logic (the
+/// eight-lane source of RampartAccelAVX2 compiled with AVX-512VL).
+public enum SHA256Lanes8AVX512VL: SHA256LanesImplementation {
+    public static let name = "avx512vl-x8"
+    public static let requires: KernelFeatures = [.avx512vl]
+    public static let lanes = 8
+    public static let tableBytes = 2048
+    @inline(__always)
+    public static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
+        sha256RoundConstants.withUnsafeBufferPointer { sha256Lanes8AVX2(states, data, strides, n, $0.baseAddress!, table) }
+    }
 }
 
 #endif

@@ -4,6 +4,7 @@
 // features. The whole multi-block loop lives here: one call per buffer.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -145,4 +146,16 @@ public func sha1BlocksSHANI(_ state: UnsafeMutablePointer<UInt32>, _ blocks: Uns
     state[4] = e0[3]
 }
 
+#endif
+
+#if arch(x86_64)
+/// SHA-1 on the SHA extensions.
+public enum SHA1NI: SHA1Implementation {
+    public static let name = "sha-ni"
+    public static let requires: KernelFeatures = [.sha, .ssse3, .sse41]
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int) {
+        sha1BlocksSHANI(state, data, count)
+    }
+}
 #endif

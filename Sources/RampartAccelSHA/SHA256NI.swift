@@ -4,6 +4,7 @@
 // features. The whole multi-block loop lives here: one call per buffer.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -192,4 +193,29 @@ public func sha256BlocksSHANIx2(_ states: UnsafePointer<UnsafeMutablePointer<UIn
     }
 }
 
+#endif
+
+#if arch(x86_64)
+/// SHA-256 on the SHA extensions.
+public enum SHA256NI: SHA256Implementation {
+    public static let name = "sha-ni"
+    public static let requires: KernelFeatures = [.sha, .ssse3, .sse41]
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int) {
+        sha256RoundConstants.withUnsafeBufferPointer { sha256BlocksSHANI(state, data, count, $0.baseAddress!) }
+    }
+}
+
+/// Two messages at once on the SHA extensions, their round chains alternating.
+public enum SHA256LanesNIx2: SHA256LanesImplementation {
+    public static let name = "sha-ni-x2"
+    public static let requires: KernelFeatures = [.sha, .ssse3, .sse41]
+    public static let lanes = 2
+    public static let tableBytes = 0
+    @inline(__always)
+    public static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
+        sha256RoundConstants.withUnsafeBufferPointer { sha256BlocksSHANIx2(states, data, strides, n, $0.baseAddress!) }
+    }
+}
 #endif

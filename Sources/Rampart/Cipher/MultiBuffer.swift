@@ -17,6 +17,8 @@
 // architecture, `Backend.portable`, or missing CPU features) every job runs alone on the single-message
 // path, with the same results.
 
+internal import RampartKernelSupport
+
 /// Runs independent AES-256-IGE jobs and SHA-256 jobs through the multi-buffer kernels.
 package enum MultiBuffer {
     /// SHA-256's initial state (FIPS 180-4 §5.3.3), a..h, for jobs that start a hash.
@@ -66,24 +68,20 @@ package enum MultiBuffer {
         }
     }
 
-    /// Compresses every job's runs into its state. Where `Kernels.sha256Lanes` runs, the jobs go
-    /// through its lane kernel, each lane taking the next job when its own ends: 32 or 16 at a time
-    /// in 512-bit registers on processors with full-width 512-bit units (`avx512-x32`, or
-    /// `avx512-x16` and then `sha-ni-x2` for fewer jobs: `SHA256LanesKernel.Tier.forJobs`), eight at a
-    /// time without the SHA extensions, two at a time with them on other AMD processors (`sha-ni-x2`,
-    /// the two SHA-NI chains alternating). Otherwise (Intel processors with the SHA extensions, where one
-    /// SHA-NI chain already kept the SHA unit busy: a block cost about 103 TSC cycles alone and 125 per
-    /// lane with four chains interleaved, Docs/Architecture.md §6.6) the jobs run one after the other
-    /// and only save the caller its concatenations.
-    /// `laneKernel` (one of ``sha256LaneKernels``) overrides the choice: tests run every lane kernel
-    /// the processor can.
-    package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend,
-                               laneKernel: String? = nil) {
-        var tier = Kernels.sha256Lanes.runs(on: backend) ? SHA256LanesKernel.selected?.forJobs(jobs.count, CPU.features) : nil
-        if let laneKernel, backend == .hardware, !CPU.forcePortable {
-            tier = SHA256LanesKernel.Tier.allCases.first { $0.name == laneKernel && $0.capable(CPU.features) }
-        }
-        guard let tier, jobs.count > 1 else {
+    /// Compresses every job's runs into its state. Where `Kernels.sha256Lanes` selected a lane kernel,
+    /// the jobs go through it, each lane taking the next job when its own ends: 32 or 16 at a time in
+    /// 512-bit registers on processors with full-width 512-bit units (`avx512-x32`, or `avx512-x16`
+    /// and then `sha-ni-x2` for fewer jobs: ``laneImplementation(_:jobs:)``), eight at a time without
+    /// the SHA extensions, two at a time with them on other AMD processors (`sha-ni-x2`, the two SHA-NI
+    /// chains alternating). Otherwise (Intel processors with the SHA extensions, where one SHA-NI chain
+    /// already kept the SHA unit busy: a block cost about 103 TSC cycles alone and 125 per lane with
+    /// four chains interleaved, Docs/Architecture.md §6.6) the jobs run one after the other and only
+    /// save the caller its concatenations. A backend pinned to a lane kernel
+    /// (`Kernels.pinned("sha256-lanes", to:)`) runs that one whatever the number of jobs.
+    package static func sha256(_ jobs: UnsafeBufferPointer<SHA256Job>, backend: Backend = CPU.defaultBackend) {
+        var tier = Registries.sha256Lanes.implementation(for: backend)
+        if backend == .hardware { tier = laneImplementation(tier, jobs: jobs.count) }
+        guard tier.lanes > 1, jobs.count > 1 else {
             for j in jobs {
                 var w = SIMD8<UInt32>()
                 for i in 0..<8 { w[i] = j.state[i] }
@@ -110,17 +108,27 @@ package enum MultiBuffer {
                         let j = job[l]
                         states[l] = j >= 0 ? jobs[j].state : idleState.assumingMemoryBound(to: UInt32.self)
                     }
-                    SHA256LanesKernel.compress(tier, UnsafePointer(states.baseAddress!), data, strides, n, table)
+                    tier.compress(UnsafePointer(states.baseAddress!), data, strides, n, table)
                 }
             }
             secureZero(area)
         }
     }
 
-    /// The SHA-256 lane kernels this processor can run, best first (`Kernels.sha256Lanes` selects the
-    /// first where the SHA extensions are absent).
-    package static var sha256LaneKernels: [String] {
-        CPU.forcePortable ? [] : SHA256LanesKernel.Tier.allCases.filter { $0.capable(CPU.features) }.map(\.name)
+    /// The lane kernel to run `jobs` jobs with when `selected` is the registry's choice: the 512-bit
+    /// kernels give way to narrower ones when too many of their lanes would idle (break-even from the
+    /// per-block costs of Platform/Registrations.swift: 32 lanes pay from 17 jobs, 16 lanes against
+    /// two SHA-NI chains from 11).
+    static func laneImplementation(_ selected: any SHA256LanesImplementation.Type,
+                                   jobs: Int) -> any SHA256LanesImplementation.Type {
+        let r = Registries.sha256Lanes
+        if selected.name == "avx512-x32" && jobs <= 16, let x16 = r.runnableImplementation(named: "avx512-x16") {
+            return laneImplementation(x16, jobs: jobs)
+        }
+        if selected.name == "avx512-x16" && jobs < 11, let x2 = r.runnableImplementation(named: "sha-ni-x2") {
+            return x2
+        }
+        return selected
     }
 
     /// Encrypts every job in place with AES-256-IGE. `backend` `.portable` (or no lane kernel) runs

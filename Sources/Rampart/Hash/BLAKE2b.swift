@@ -36,8 +36,8 @@ public struct BLAKE2b: Sendable {
     var pendingBlock: SIMD16<UInt64>
     /// Bytes in `pendingBlock` (0...128).
     var pendingCount: Int
-    /// Use the AVX2 kernel (the backend is `.hardware` and the CPU has AVX2).
-    let useAVX2: Bool
+    /// The backend the compression runs on.
+    let backend: Backend
     /// The digest size in bytes (1...64).
     public let outputByteCount: Int
 
@@ -99,7 +99,7 @@ public struct BLAKE2b: Sendable {
          backend: Backend)
     {
         outputByteCount = outLen
-        useAVX2 = Kernels.blake2b.runs(on: backend)
+        self.backend = backend
         // Parameter block (RFC 7693 section 2.5): digest length, key length, fanout 1, depth 1; leaf
         // length, node offset, node depth, inner length 0; then salt and personalization.
         let p0 = UInt64(outLen) | UInt64(key.count) << 8 | 0x0101_0000
@@ -138,13 +138,13 @@ public struct BLAKE2b: Sendable {
         // Copies of the state and of the last block (which may be the key block), wiped with one call.
         var t = (state, pendingBlock)
         let used = pendingCount
-        let avx2 = useAVX2
+        let backend = self.backend
         var d = Digest(byteCount: outputByteCount)
         withUnsafeMutableBytes(of: &t.0) { sp in
             withUnsafeMutableBytes(of: &t.1) { bp in
                 let base = bp.baseAddress!
                 (base + used).initializeMemory(as: UInt8.self, repeating: 0, count: BLAKE2b.blockByteCount - used)
-                blake2bCompress(sp.baseAddress!, UnsafeRawPointer(base), 1, used, avx2)
+                blake2bCompress(sp.baseAddress!, UnsafeRawPointer(base), 1, used, backend)
             }
             d.raw.withMutableBytes { out in
                 for i in 0..<8 { out.baseAddress!.storeLE64(sp.load(fromByteOffset: 8 * i, as: UInt64.self), 8 * i) }
@@ -260,9 +260,8 @@ let blake2bIV: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) 
 /// the message's last block: it adds `lastLength` (0...128) and sets the finalization flag.
 @inline(__always)
 func blake2bCompress(_ state: UnsafeMutableRawPointer, _ blocks: UnsafeRawPointer, _ count: Int,
-                     _ lastLength: Int, _ avx2: Bool) {
-    if avx2 { BLAKE2bKernel.blocks(state, blocks, count, lastLength); return }
-    blake2bBlocksPortable(state, blocks, count, lastLength)
+                     _ lastLength: Int, _ backend: Backend) {
+    Registries.blake2b.implementation(for: backend).blocks(state.assumingMemoryBound(to: UInt64.self), blocks, count, lastLength)
 }
 
 typealias B2Row = SIMD4<UInt64>
@@ -357,7 +356,7 @@ extension BLAKE2b: BlockAbsorbing {
     /// The final block is compressed with the finalization flag: a full block waits for more input.
     static var holdsBackFullBlock: Bool { true }
     mutating func compressBlocks(_ blocks: UnsafeRawPointer, _ count: Int) {
-        let avx2 = useAVX2
-        withUnsafeMutableBytes(of: &state) { s in blake2bCompress(s.baseAddress!, blocks, count, -1, avx2) }
+        let backend = self.backend
+        withUnsafeMutableBytes(of: &state) { s in blake2bCompress(s.baseAddress!, blocks, count, -1, backend) }
     }
 }

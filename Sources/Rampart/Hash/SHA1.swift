@@ -42,34 +42,6 @@ extension Insecure {
     }
 }
 
-extension Insecure.SHA1 {
-    /// The SHA-1 kernels this processor runs, best first (`Kernels.sha1` selects the first): each is
-    /// checked against the portable code by the tests, not only the selected one.
-    @_spi(Testing) public static var kernelNames: [String] {
-        SHA1Kernel.Tier.allCases.filter { $0.supported(CPU.features) }.map(\.name)
-    }
-
-    /// Compresses the whole 64-byte blocks of `blocks` into `state` (five words) with the kernel named
-    /// `kernel` (one of ``kernelNames``) or with `"portable"`; `false` if this processor has no such
-    /// kernel.
-    @_spi(Testing) public static func compress(_ state: inout [UInt32], blocks: UnsafeRawBufferPointer,
-                                               kernel: String) -> Bool {
-        precondition(state.count == 5)
-        var w = SIMD8<UInt32>(state[0], state[1], state[2], state[3], state[4], 0, 0, 0)
-        let n = blocks.count / 64
-        if kernel == "portable" {
-            if n > 0 { sha1BlocksPortable(&w, blocks.baseAddress!, n) }
-        } else {
-            guard let tier = SHA1Kernel.Tier.allCases.first(where: { $0.name == kernel && $0.supported(CPU.features) }) else {
-                return false
-            }
-            if n > 0 { SHA1Kernel.blocks(tier, &w, blocks.baseAddress!, n) }
-        }
-        state = (0..<5).map { w[$0] }
-        return true
-    }
-}
-
 @usableFromInline
 enum SHA1Compressor: MDCompressor {
     // Five words used; the eighth lane keeps the value a whole vector.
@@ -85,8 +57,10 @@ enum SHA1Compressor: MDCompressor {
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
-        if Kernels.sha1.runs(on: backend) { SHA1Kernel.blocks(&words, blocks, count); return }
-        sha1BlocksPortable(&words, blocks, count)
+        let impl = Registries.sha1.implementation(for: backend)
+        withUnsafeMutablePointer(to: &words) { w in
+            w.withMemoryRebound(to: UInt32.self, capacity: 8) { impl.blocks($0, blocks, count) }
+        }
     }
 
     @usableFromInline

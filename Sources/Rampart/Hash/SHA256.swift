@@ -1,5 +1,7 @@
 // SHA-256 (FIPS 180-4): portable compression plus the x86_64 kernels (SHA-NI, AVX2) behind one seam.
 
+internal import RampartKernelSupport
+
 /// A SHA-256 digest (32 bytes), compared in constant time.
 public struct SHA256Digest: Digest {
     public static var byteCount: Int { 32 }
@@ -53,34 +55,6 @@ extension SHA256 {
     }
 }
 
-extension SHA256 {
-    /// The SHA-256 kernels this processor runs, best first (`Kernels.sha256` selects the first): each
-    /// is checked against the portable code by the tests, not only the selected one.
-    @_spi(Testing) public static var kernelNames: [String] {
-        SHA256Kernel.Tier.allCases.filter { $0.supported(CPU.features) }.map(\.name)
-    }
-
-    /// Compresses the whole 64-byte blocks of `blocks` into `state` (eight words) with the kernel
-    /// named `kernel` (one of ``kernelNames``) or with `"portable"`; `false` if this processor has no
-    /// such kernel.
-    @_spi(Testing) public static func compress(_ state: inout [UInt32], blocks: UnsafeRawBufferPointer,
-                                               kernel: String) -> Bool {
-        precondition(state.count == 8)
-        var w = SIMD8<UInt32>(state)
-        let n = blocks.count / 64
-        if kernel == "portable" {
-            if n > 0 { sha256BlocksPortable(&w, blocks.baseAddress!, n) }
-        } else {
-            guard let tier = SHA256Kernel.Tier.allCases.first(where: { $0.name == kernel && $0.supported(CPU.features) }) else {
-                return false
-            }
-            if n > 0 { sha256K.withUnsafeBufferPointer { SHA256Kernel.blocks(tier, &w, blocks.baseAddress!, n, $0.baseAddress!) } }
-        }
-        state = (0..<8).map { w[$0] }
-        return true
-    }
-}
-
 @usableFromInline
 enum SHA256Compressor: MDCompressor {
     @usableFromInline typealias Words = SIMD8<UInt32>
@@ -95,11 +69,10 @@ enum SHA256Compressor: MDCompressor {
 
     @usableFromInline
     static func compress(_ words: inout SIMD8<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int, _ backend: Backend) {
-        if Kernels.sha256.runs(on: backend) {
-            sha256K.withUnsafeBufferPointer { SHA256Kernel.blocks(&words, blocks, count, $0.baseAddress!) }
-            return
+        let impl = Registries.sha256.implementation(for: backend)
+        withUnsafeMutablePointer(to: &words) { w in
+            w.withMemoryRebound(to: UInt32.self, capacity: 8) { impl.blocks($0, blocks, count) }
         }
-        sha256BlocksPortable(&words, blocks, count)
     }
 
     @usableFromInline
@@ -108,17 +81,8 @@ enum SHA256Compressor: MDCompressor {
     }
 }
 
-@usableFromInline
-let sha256K: [UInt32] = [
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]
+/// FIPS 180-4's round constants (RampartKernelSupport holds the one copy every implementation reads).
+let sha256K: [UInt32] = sha256RoundConstants
 
 @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 

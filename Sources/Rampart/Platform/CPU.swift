@@ -69,11 +69,33 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which implementation of a primitive to run.
-public enum Backend: Sendable, Equatable {
+public struct Backend: Sendable, Hashable, CustomStringConvertible {
+    /// `0xFFFF`: hardware, `0xFFFE`: portable, else a pin (primitive number, implementation index).
+    @usableFromInline let code: UInt16
+
+    @inlinable init(code: UInt16) { self.code = code }
+
+    init(primitiveID: UInt8, implementationIndex: UInt8) {
+        code = UInt16(primitiveID) << 8 | UInt16(implementationIndex)
+    }
+
     /// The portable, constant-time Swift implementation.
-    case portable
-    /// The hardware kernels the CPU supports (falls back to portable per primitive where none exists).
-    case hardware
+    public static let portable = Backend(code: 0xFFFE)
+    /// The implementation each primitive's registry selected: a hardware kernel the CPU supports whose
+    /// self-test passed, else the portable code.
+    public static let hardware = Backend(code: 0xFFFF)
+
+    var primitiveID: UInt8 { UInt8(truncatingIfNeeded: code >> 8) }
+    var implementationIndex: UInt8 { UInt8(truncatingIfNeeded: code) }
+
+    /// `hardware`, `portable`, or `sha256=avx2` for a pin.
+    public var description: String {
+        switch code {
+        case Backend.hardware.code: return "hardware"
+        case Backend.portable.code: return "portable"
+        default: return Registries.describe(self)
+        }
+    }
 }
 
 /// CPU facts, read once at first use.
@@ -232,11 +254,11 @@ public enum CPU {
 }
 
 extension String {
-    fileprivate func trimmingCharacters() -> String { String(Substring(self).trimmingSpaces()) }
+    func trimmingCharacters() -> String { String(Substring(self).trimmingSpaces()) }
 }
 
 extension Substring {
-    fileprivate func trimmingSpaces() -> Substring {
+    func trimmingSpaces() -> Substring {
         var s = self
         while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
         while let c = s.last, c == " " || c == "\t" { s.removeLast() }

@@ -23,12 +23,20 @@ public struct KernelChoice: Sendable, Hashable, CustomStringConvertible {
     /// the processor has every feature it needs (after `RAMPART_DISABLE_FEATURES`), and
     /// `RAMPART_FORCE_PORTABLE` is not set.
     public let isActive: Bool
+    /// Every implementation of this architecture, best first with the portable code last, and how each
+    /// fared at selection (its features, its known-answer self-test). Empty for a choice not yet
+    /// made by a registry (Platform/Registry.swift).
+    public let implementations: [ImplementationStatus]
 
-    init(_ primitive: String, kernel: String?, supported: Bool) {
+    init(_ primitive: String, kernel: String?, supported: Bool, implementations: [ImplementationStatus] = []) {
         self.primitive = primitive
         self.kernel = kernel
         isActive = kernel != nil && supported
+        self.implementations = implementations
     }
+
+    /// The implementations whose self-test failed (never run).
+    public var failedSelfTests: [String] { implementations.filter { $0.state == .failed }.map(\.name) }
 
     /// The implementation objects on `Backend.hardware` run: the kernel's name, or `"portable"`.
     public var selected: String { isActive ? kernel ?? "portable" : "portable" }
@@ -48,16 +56,14 @@ public struct KernelChoice: Sendable, Hashable, CustomStringConvertible {
 public enum Kernels {
     /// SHA-1 compression (x86_64: the SHA extensions, or without them an AVX2 message schedule with BMI2
     /// rounds; the name is the one this processor runs).
-    public static let sha1 = KernelChoice("sha1", kernel: SHA1Kernel.selected?.name ?? SHA1Kernel.name,
-                                          supported: SHA1Kernel.selected != nil)
+    public static let sha1 = Registries.sha1.choice
     /// SHA-256 compression (x86_64: the SHA extensions, or without them an AVX2 message schedule with
     /// BMI2 rounds; the name is the one this processor runs).
-    public static let sha256 = KernelChoice("sha256", kernel: SHA256Kernel.selected?.name ?? SHA256Kernel.name,
-                                            supported: SHA256Kernel.selected != nil)
+    public static let sha256 = Registries.sha256.choice
     /// SHA-512 compression (x86_64: AVX2 message schedule with BMI2 rounds).
-    public static let sha512 = KernelChoice("sha512", kernel: SHA512Kernel.name, supported: SHA512Kernel.supported(CPU.features))
+    public static let sha512 = Registries.sha512.choice
     /// BLAKE2b compression (x86_64: AVX2, or scalar with BMI2 on AMD processors).
-    public static let blake2b = KernelChoice("blake2b", kernel: BLAKE2bKernel.name, supported: BLAKE2bKernel.supported(CPU.features))
+    public static let blake2b = Registries.blake2b.choice
     /// The Salsa20 stream and the stitched XSalsa20-Poly1305 of `SecretBox` (x86_64: AVX2, eight
     /// blocks at a time).
     public static let salsa20 = KernelChoice("salsa20", kernel: SalsaKernel.name, supported: SalsaKernel.supported(CPU.features))
@@ -96,8 +102,7 @@ public enum Kernels {
     /// SHA-256 of several independent messages at once, for MTProto's batch encryption (x86_64: eight
     /// lanes on AVX2 or AVX-512VL where the SHA extensions are absent; two alternating SHA-NI chains on
     /// AMD processors with them; inactive on Intel processors with them).
-    public static let sha256Lanes = KernelChoice("sha256-lanes", kernel: SHA256LanesKernel.name,
-                                                 supported: SHA256LanesKernel.supported(CPU.features))
+    public static let sha256Lanes = Registries.sha256Lanes.choice
     /// Montgomery multiplication and squaring at every size (x86_64: `mulx`/`adcx`/`adox`).
     public static let montgomery = KernelChoice("montgomery", kernel: MontgomeryKernel.name,
                                                 supported: MontgomeryKernel.supported(CPU.features))
@@ -126,6 +131,34 @@ public enum Kernels {
     /// Every choice, in a fixed order.
     public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, poly1305, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, sha256Lanes, ghash, ghashWide, montgomery,
                                              modexp2048, modexpIFMA, x25519, x25519Lanes]
+
+    /// The implementations of `primitive` (a name in ``all``) this processor runs and whose
+    /// self-tests passed, best first (the selected one first), the portable code among them: the tests
+    /// run each through ``pinned(_:to:)``.
+    @_spi(Testing) public static func implementations(of primitive: String) -> [String] {
+        Registries.runnable(primitive)
+    }
+
+    /// A backend whose objects run implementation `name` of `primitive` (one of
+    /// ``implementations(of:)``) and the selected implementation of every other primitive; nil when
+    /// this processor cannot run it.
+    @_spi(Testing) public static func pinned(_ primitive: String, to name: String) -> Backend? {
+        Registries.backend(primitive, pinnedTo: name)
+    }
+
+    /// Runs `body` once for every implementation of `primitive` this processor executes (the
+    /// portable code included), with a backend pinned to it.
+    @_spi(Testing) public static func forEachImplementation(
+        of primitive: String, _ body: (_ name: String, _ backend: Backend) throws -> Void
+    ) rethrows {
+        let names = implementations(of: primitive)
+        precondition(!names.isEmpty, "no registry for \(primitive)")
+        for name in names { try body(name, pinned(primitive, to: name)!) }
+    }
+
+    /// Nanoseconds the self-tests of every registry took (each registry runs its own once, at its
+    /// first use).
+    public static var selfTestNanoseconds: UInt64 { Registries.selfTestNanoseconds }
 
     /// One line: `"sha1: sha-ni, sha256: sha-ni, ..."`.
     public static var summary: String { all.map(\.description).joined(separator: ", ") }

@@ -57,33 +57,29 @@ func shaKernelsMatchPortable(_ alg: String) {
     }
 }
 
-/// Every SHA-1 and SHA-256 kernel the processor runs (SHA-NI and AVX2 on a CPU with both, where only
-/// the first is selected), not just the selected one: 0 to 41 blocks from unaligned addresses against
-/// the portable compression, from a state that is not the initial value.
-@Test("SHA-1, SHA-256: every kernel this processor has equals the portable compression", arguments: ["sha1", "sha256"])
-func shaEveryKernelMatchesPortable(_ alg: String) {
-    let words = alg == "sha1" ? 5 : 8
-    func compress(_ state: inout [UInt32], _ blocks: UnsafeRawBufferPointer, _ kernel: String) -> Bool {
-        alg == "sha1" ? Insecure.SHA1.compress(&state, blocks: blocks, kernel: kernel)
-                      : SHA256.compress(&state, blocks: blocks, kernel: kernel)
-    }
-    let kernels = alg == "sha1" ? Insecure.SHA1.kernelNames : SHA256.kernelNames
-    if kernels.isEmpty { print("note: no \(alg) kernel on this processor; nothing to compare") }
-    for kernel in kernels {
-        for n in 0...41 {
-            let offset = n % 5
-            let data = shaPattern(offset + 64 * n, seed: UInt64(1000 * words + n))
-            let start: [UInt32] = (0..<words).map { UInt32(truncatingIfNeeded: $0 &* 0x9e3779b9 &+ n) }
-            var hw = start, sw = start
-            data.withUnsafeBytes { raw in
-                let body = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                #expect(compress(&hw, body, kernel))
-                #expect(compress(&sw, body, "portable"))
-            }
-            #expect(hw == sw, "\(alg) \(kernel): \(n) blocks at offset \(offset)")
-            if hw != sw { return }
+/// Every SHA-1, SHA-256 and SHA-512 implementation the processor runs (SHA-NI and AVX2 on a CPU with
+/// both, where only the first is selected), not just the selected one, through the public hashers
+/// pinned to it: 0 to 41 blocks and a tail from unaligned addresses against the portable code.
+@Test("SHA-1, SHA-256, SHA-512: every implementation this processor has equals the portable code",
+      arguments: ["sha1", "sha256", "sha512"])
+func shaEveryImplementationMatchesPortable(_ alg: String) {
+    func hex(_ b: Backend, _ data: [UInt8], offset: Int) -> String {
+        switch alg {
+        case "sha1": return digestHex({ Insecure.SHA1(backend: b) }, data, offset: offset, pieces: 2)
+        case "sha256": return digestHex({ SHA256(backend: b) }, data, offset: offset, pieces: 2)
+        default: return digestHex({ SHA512(backend: b) }, data, offset: offset, pieces: 2)
         }
     }
-    var unused = [UInt32](repeating: 0, count: words)
-    #expect(!compress(&unused, UnsafeRawBufferPointer(start: nil, count: 0), "no-such-kernel"))
+    let names = Kernels.implementations(of: alg)
+    #expect(names.last == "portable")
+    if names.count == 1 { print("note: no \(alg) kernel on this processor; nothing to compare") }
+    Kernels.forEachImplementation(of: alg) { name, backend in
+        for n in 0...41 {
+            let offset = n % 5
+            let data = shaPattern(64 * n + n % 3, seed: UInt64(1000 + n))
+            let got = hex(backend, data, offset: offset), want = hex(.portable, data, offset: 0)
+            #expect(got == want, "\(alg) \(name): \(n) blocks at offset \(offset)")
+            if got != want { return }
+        }
+    }
 }

@@ -3,7 +3,7 @@
 // the portable code (and a published answer) at sizes that reach the kernel. The vector files run every
 // case through both backends as well (Vectors/VectorFileTests.swift).
 
-@_spi(Testing) import Rampart
+@_spi(Testing) @testable import Rampart
 import RampartTestSupport
 import Testing
 
@@ -238,10 +238,16 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             var expected: [[UInt8]] = []
             for runs in blocks {
                 var w: [UInt32] = (0..<8).map { 0x0101_0101 &* UInt32($0 + 1) }
-                for r in runs { r.withUnsafeBytes { #expect(SHA256.compress(&w, blocks: $0, kernel: "portable")) } }
+                for r in runs {
+                    r.withUnsafeBytes { raw in
+                        w.withUnsafeMutableBufferPointer { s in
+                            Registries.sha256.portable.blocks(s.baseAddress!, raw.baseAddress ?? UnsafeRawPointer(s.baseAddress!), raw.count / 64)
+                        }
+                    }
+                }
                 expected.append(w.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } })
             }
-            func viaJobs(_ laneKernel: String?, count: Int = jobCount) -> [[UInt8]] {
+            func viaJobs(_ backend: Backend, count: Int = jobCount) -> [[UInt8]] {
                 let statesArea = UnsafeMutablePointer<UInt32>.allocate(capacity: 8 * jobCount)
                 defer { statesArea.deallocate() }
                 var storage = blocks.map { $0.map { r -> UnsafeMutableRawPointer in
@@ -258,17 +264,17 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                     let first = runs.first ?? (UnsafeRawPointer(statesArea), 0)
                     jobs.append(MultiBuffer.SHA256Job(state: st, first, runs.count > 1 ? runs[1] : nil, runs.count > 2 ? runs[2] : nil))
                 }
-                jobs.withUnsafeBufferPointer { MultiBuffer.sha256($0, backend: b, laneKernel: laneKernel) }
+                jobs.withUnsafeBufferPointer { MultiBuffer.sha256($0, backend: backend) }
                 return (0..<count).map { j in (0..<8).flatMap { w in (0..<4).map { UInt8(truncatingIfNeeded: statesArea[8 * j + w] >> (8 * $0)) } } }
             }
-            let got = viaJobs(nil)
+            let got = viaJobs(b)
             for j in 0..<jobCount { #expect(got[j] == expected[j], "job \(j)") }
             for few in [2, 5, 10, 11, 16, 17] {
-                #expect(viaJobs(nil, count: few) == Array(expected[0..<few]), "\(few) jobs")
+                #expect(viaJobs(b, count: few) == Array(expected[0..<few]), "\(few) jobs")
             }
             if b == .hardware {
-                for kernel in MultiBuffer.sha256LaneKernels {
-                    let forced = viaJobs(kernel)
+                Kernels.forEachImplementation(of: "sha256-lanes") { kernel, pinned in
+                    let forced = viaJobs(pinned)
                     for j in 0..<jobCount { #expect(forced[j] == expected[j], "job \(j), lane kernel \(kernel)") }
                 }
             }

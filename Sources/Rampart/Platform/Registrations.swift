@@ -1,0 +1,128 @@
+// Every primitive's implementations, in order of preference: one line per kernel, under the
+// architecture that has it, then the portable code. Adding a kernel is its own source file (which
+// declares its conformance to the primitive's protocol in RampartKernelSupport/Seam.swift), its
+// target in Package.swift and one line here.
+
+internal import RampartKernelSupport
+#if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+internal import RampartAccelSHA
+internal import RampartAccelAVX2
+internal import RampartAccelBMI2
+internal import RampartAccelAVX512
+#endif
+
+/// The registries, each made (and its candidates self-tested) at its first use.
+enum Registries {
+    static let sha1 = Registry<any SHA1Implementation.Type>(
+        "sha1", id: 1, sha1Candidates, name: { $0.name }, requires: { $0.requires },
+        selfTest: sha1SelfTest, faulty: { faultySHA1($0) })
+
+    static let sha256 = Registry<any SHA256Implementation.Type>(
+        "sha256", id: 2, sha256Candidates, name: { $0.name }, requires: { $0.requires },
+        selfTest: sha256SelfTest, faulty: { faultySHA256($0) })
+
+    static let sha512 = Registry<any SHA512Implementation.Type>(
+        "sha512", id: 3, sha512Candidates, name: { $0.name }, requires: { $0.requires },
+        selfTest: sha512SelfTest, faulty: { faultySHA512($0) })
+
+    static let blake2b = Registry<any BLAKE2bImplementation.Type>(
+        "blake2b", id: 4, blake2bCandidates, name: { $0.name }, requires: { $0.requires },
+        selfTest: blake2bSelfTest, faulty: { faultyBLAKE2b($0) })
+
+    static let sha256Lanes = Registry<any SHA256LanesImplementation.Type>(
+        "sha256-lanes", id: 5, sha256LanesCandidates, name: { $0.name }, requires: { $0.requires },
+        selfTest: sha256LanesSelfTest, faulty: { faultySHA256Lanes($0) })
+
+    // MARK: Candidates
+
+    static var sha1Candidates: [any SHA1Implementation.Type] {
+        #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+        return [SHA1NI.self, SHA1AVX2.self, SHA1Portable.self]
+        #else
+        return [SHA1Portable.self]
+        #endif
+    }
+
+    static var sha256Candidates: [any SHA256Implementation.Type] {
+        #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+        return [SHA256NI.self, SHA256AVX2.self, SHA256Portable.self]
+        #else
+        return [SHA256Portable.self]
+        #endif
+    }
+
+    static var sha512Candidates: [any SHA512Implementation.Type] {
+        #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+        return [SHA512AVX2.self, SHA512Portable.self]
+        #else
+        return [SHA512Portable.self]
+        #endif
+    }
+
+    /// The scalar BMI2 kernel first on AMD processors, where it is the faster one (about 1.8x the AVX2
+    /// kernel on Zen 4); the AVX2 kernel first elsewhere (faster on the Intel cores measured).
+    static var blake2bCandidates: [any BLAKE2bImplementation.Type] {
+        #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+        return CPU.isAMD ? [BLAKE2bBMI2.self, BLAKE2bAVX2.self, BLAKE2bPortable.self]
+                         : [BLAKE2bAVX2.self, BLAKE2bBMI2.self, BLAKE2bPortable.self]
+        #else
+        return [BLAKE2bPortable.self]
+        #endif
+    }
+
+    /// On processors with full-width 512-bit units, 32 and 16 lanes of 512-bit registers (about 46
+    /// and 59 cycles per block and message, against about 85 for two SHA-NI chains). Elsewhere with
+    /// the SHA extensions: two alternating SHA-NI chains on AMD processors (1.47x two single calls on
+    /// Zen 4) and no lane kernel on Intel's, where interleaving did not pay (Sapphire Rapids: 125
+    /// cycles per block and message with four chains against 103 alone): the jobs run one by one.
+    /// Without them, eight lanes of 256-bit registers (AVX-512VL rotations where present).
+    static var sha256LanesCandidates: [any SHA256LanesImplementation.Type] {
+        #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
+        let sha = CPU.kernelFeatures.isSuperset(of: SHA256LanesNIx2.requires)
+        var c: [any SHA256LanesImplementation.Type] = []
+        if CPU.fullWidthAVX512 { c += [SHA256Lanes32AVX512.self, SHA256Lanes16AVX512.self] }
+        if sha {
+            if CPU.isAMD { c.append(SHA256LanesNIx2.self) }
+        } else {
+            c += [SHA256Lanes8AVX512VL.self, SHA256Lanes8AVX2.self]
+        }
+        return c + [SHA256LanesPortable.self]
+        #else
+        return [SHA256LanesPortable.self]
+        #endif
+    }
+
+    // MARK: Type-erased views
+
+    /// Every registry, for lookups by name.
+    static var all: [any AnyRegistry] { [sha1, sha256, sha512, blake2b, sha256Lanes] }
+
+    static func runnable(_ primitive: String) -> [String] {
+        all.first { $0.primitive == primitive }?.runnable ?? []
+    }
+
+    static func backend(_ primitive: String, pinnedTo name: String) -> Backend? {
+        all.first { $0.primitive == primitive }?.backend(pinnedTo: name)
+    }
+
+    /// The primitive and implementation names of a pin.
+    static func describe(_ backend: Backend) -> String {
+        guard let r = all.first(where: { $0.id == backend.primitiveID }),
+              Int(backend.implementationIndex) < r.statuses.count else { return "pinned(\(backend.code))" }
+        return "\(r.primitive)=\(r.statuses[Int(backend.implementationIndex)].name)"
+    }
+
+    static var selfTestNanoseconds: UInt64 { all.reduce(0) { $0 &+ $1.selfTestNanoseconds } }
+}
+
+/// What the type-erased views read of a registry.
+protocol AnyRegistry {
+    var primitive: String { get }
+    var id: UInt8 { get }
+    var statuses: [ImplementationStatus] { get }
+    var selfTestNanoseconds: UInt64 { get }
+    var runnable: [String] { get }
+    func backend(pinnedTo name: String) -> Backend?
+}
+
+extension Registry: AnyRegistry {}

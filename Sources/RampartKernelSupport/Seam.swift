@@ -1,0 +1,127 @@
+// The kernel seam: what an implementation of a primitive declares, so that Rampart's registry
+// (Rampart/Platform/Registry.swift) can list it, check it against a published answer and select it.
+//
+// Each primitive with hardware kernels has a protocol here with its entry points (the kernel's own
+// signature: raw pointers, counts). The portable Swift code in Rampart and every kernel tier conform
+// to it; a kernel declares its conformance in its own source file, next to its code. Adding a kernel
+// therefore touches its own file, its target in Package.swift and one registration line in
+// Rampart/Platform/Registry.swift.
+
+import Swift
+
+/// The instruction-set extensions an implementation needs, as a set. Rampart maps the processor's
+/// features (after `RAMPART_DISABLE_FEATURES`, none when `RAMPART_FORCE_PORTABLE` is set) to this.
+public struct KernelFeatures: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// x86_64 SHA extensions.
+    public static let sha = KernelFeatures(rawValue: 1 << 0)
+    /// x86_64 AES-NI.
+    public static let aes = KernelFeatures(rawValue: 1 << 1)
+    /// x86_64 PCLMULQDQ.
+    public static let pclmul = KernelFeatures(rawValue: 1 << 2)
+    /// x86_64 SSSE3.
+    public static let ssse3 = KernelFeatures(rawValue: 1 << 3)
+    /// x86_64 SSE4.1.
+    public static let sse41 = KernelFeatures(rawValue: 1 << 4)
+    /// x86_64 AVX2 with AVX, BMI1 and BMI2 (the AVX2 tier).
+    public static let avx2 = KernelFeatures(rawValue: 1 << 5)
+    /// x86_64 BMI2.
+    public static let bmi2 = KernelFeatures(rawValue: 1 << 6)
+    /// x86_64 ADX.
+    public static let adx = KernelFeatures(rawValue: 1 << 7)
+    /// x86_64 VAES on 256-bit registers.
+    public static let vaes = KernelFeatures(rawValue: 1 << 8)
+    /// x86_64 VPCLMULQDQ on 256-bit registers.
+    public static let vpclmulqdq = KernelFeatures(rawValue: 1 << 9)
+    /// x86_64 AVX-512F with VL (with the AVX2 tier).
+    public static let avx512vl = KernelFeatures(rawValue: 1 << 10)
+    /// x86_64 AVX-512 IFMA (with AVX-512VL, BMI2 and ADX).
+    public static let avx512ifma = KernelFeatures(rawValue: 1 << 11)
+    /// arm64 AES instructions.
+    public static let armAES = KernelFeatures(rawValue: 1 << 16)
+    /// arm64 PMULL.
+    public static let armPMULL = KernelFeatures(rawValue: 1 << 17)
+    /// arm64 SHA-1 and SHA-256 instructions.
+    public static let armSHA2 = KernelFeatures(rawValue: 1 << 18)
+    /// arm64 SHA-512 instructions.
+    public static let armSHA512 = KernelFeatures(rawValue: 1 << 19)
+}
+
+/// What every implementation of a primitive declares: its name and the features it needs.
+public protocol KernelImplementation {
+    /// The name `rampart info`, the benchmark header and the tests show (`portable`, `sha-ni`, …).
+    static var name: String { get }
+    /// Every feature the implementation's instructions need (empty for the portable code).
+    static var requires: KernelFeatures { get }
+}
+
+// MARK: - Hashes
+
+/// SHA-1 compression: `count` 64-byte blocks into the five state words at `state`.
+public protocol SHA1Implementation: KernelImplementation {
+    static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int)
+}
+
+/// SHA-256 compression: `count` 64-byte blocks into the eight state words at `state`.
+public protocol SHA256Implementation: KernelImplementation {
+    static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int)
+}
+
+/// SHA-512 compression: `count` 128-byte blocks into the eight state words at `state`.
+public protocol SHA512Implementation: KernelImplementation {
+    static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: UnsafeRawPointer, _ count: Int)
+}
+
+/// BLAKE2b compression of `count` 128-byte blocks into `state` (h[0..7], t[0], t[1]). Each block
+/// adds 128 to the counter, except that when `lastLength >= 0` the final block of the run is the
+/// message's last block: it adds `lastLength` (0...128) and sets the finalization flag.
+public protocol BLAKE2bImplementation: KernelImplementation {
+    static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: UnsafeRawPointer, _ count: Int, _ lastLength: Int)
+}
+
+/// SHA-256 of several independent messages at once: `n` 64-byte blocks on each of ``lanes`` lanes
+/// (lane l: the eight state words at `states[l]`, its blocks from `data[l]`, `strides[l]` bytes
+/// apart, 0 for an idle lane repeating one scratch block). `table` is ``tableBytes`` of scratch,
+/// 64-byte aligned, which the caller wipes.
+public protocol SHA256LanesImplementation: KernelImplementation {
+    /// Messages per call.
+    static var lanes: Int { get }
+    /// Scratch bytes a call needs.
+    static var tableBytes: Int { get }
+    static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                         _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer)
+}
+
+/// FIPS 180-4's SHA-256 round constants K[0..<64]: the one copy every implementation reads.
+public let sha256RoundConstants: [UInt32] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]
+
+/// FIPS 180-4's SHA-512 round constants K[0..<80]: the one copy every implementation reads.
+public let sha512RoundConstants: [UInt64] = [
+    0x428a2f98d728ae22, 0x7137449123ef65cd, 0xb5c0fbcfec4d3b2f, 0xe9b5dba58189dbbc, 0x3956c25bf348b538,
+    0x59f111f1b605d019, 0x923f82a4af194f9b, 0xab1c5ed5da6d8118, 0xd807aa98a3030242, 0x12835b0145706fbe,
+    0x243185be4ee4b28c, 0x550c7dc3d5ffb4e2, 0x72be5d74f27b896f, 0x80deb1fe3b1696b1, 0x9bdc06a725c71235,
+    0xc19bf174cf692694, 0xe49b69c19ef14ad2, 0xefbe4786384f25e3, 0x0fc19dc68b8cd5b5, 0x240ca1cc77ac9c65,
+    0x2de92c6f592b0275, 0x4a7484aa6ea6e483, 0x5cb0a9dcbd41fbd4, 0x76f988da831153b5, 0x983e5152ee66dfab,
+    0xa831c66d2db43210, 0xb00327c898fb213f, 0xbf597fc7beef0ee4, 0xc6e00bf33da88fc2, 0xd5a79147930aa725,
+    0x06ca6351e003826f, 0x142929670a0e6e70, 0x27b70a8546d22ffc, 0x2e1b21385c26c926, 0x4d2c6dfc5ac42aed,
+    0x53380d139d95b3df, 0x650a73548baf63de, 0x766a0abb3c77b2a8, 0x81c2c92e47edaee6, 0x92722c851482353b,
+    0xa2bfe8a14cf10364, 0xa81a664bbc423001, 0xc24b8b70d0f89791, 0xc76c51a30654be30, 0xd192e819d6ef5218,
+    0xd69906245565a910, 0xf40e35855771202a, 0x106aa07032bbd1b8, 0x19a4c116b8d2d0c8, 0x1e376c085141ab53,
+    0x2748774cdf8eeb99, 0x34b0bcb5e19b48a8, 0x391c0cb3c5c95a63, 0x4ed8aa4ae3418acb, 0x5b9cca4f7763e373,
+    0x682e6ff3d6b2b8a3, 0x748f82ee5defb2fc, 0x78a5636f43172f60, 0x84c87814a1f0ab72, 0x8cc702081a6439ec,
+    0x90befffa23631e28, 0xa4506cebde82bde9, 0xbef9a3f7b2c67915, 0xc67178f2e372532b, 0xca273eceea26619c,
+    0xd186b8c721c0c207, 0xeada7dd6cde0eb1e, 0xf57d4f7fee6ed178, 0x06f067aa72176fba, 0x0a637dc5a2c898a6,
+    0x113f9804bef90dae, 0x1b710b35131c471b, 0x28db77f523047d84, 0x32caab7b40c72493, 0x3c9ebe0a15c9bebc,
+    0x431d67c49c100d4c, 0x4cc5d4becb3e42b6, 0x597f299cfc657e2a, 0x5fcb6fab3ad6faec, 0x6c44198c4a475817,
+]
