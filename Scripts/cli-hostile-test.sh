@@ -26,6 +26,8 @@
 #   numbers  every numeric option of every command with -1, abc, 2^63 - 1 and 10^20 (rates also with
 #            1e300, nan, inf): no trap, no hang; a refusal says why on stderr and writes nothing on
 #            stdout (servers that accept a value are stopped with SIGTERM once listening)
+#   words    every message on stderr is a sentence: no Swift type name (`RampartThreema.EnvelopeFault`),
+#            no enum case with its payload (`invalidPasswordLength(allowed: …)`)
 #
 # Exits nonzero on any failure. About ten seconds with a debug binary, most of it the numbers loop.
 set -euo pipefail
@@ -74,6 +76,10 @@ verdict() {
     if [ "$rc" != 0 ] && [ "$mode" = strict ] && ! [ -s "$work/err" ]; then fail "$what: exit $rc without a message on stderr"; return 1; fi
     if [ "$rc" != 0 ] && [ "$mode" = strict ] && [ -s "$work/out" ]; then
         fail "$what: exit $rc with $(wc -c <"$work/out") bytes on stdout"; return 1
+    fi
+    # Errors are sentences for people, never Swift type names or enum cases with their payloads.
+    if grep -qE 'Rampart[A-Za-z]*\.[A-Z]|ClosedRange\(|\b[a-z][A-Za-z]+\([a-zA-Z]+: |\b(Fault|Error)\.[a-z]' "$work/err"; then
+        fail "$what: stderr shows a Swift type name: $(head -c 300 "$work/err" | tr '\n' ' ')"; return 1
     fi
     return 0
 }
@@ -181,6 +187,16 @@ in=$work/env check "message open without --from" 2 "missing --from" -- \
     threema message open --secret-key "$bob" --public-key "$alice_pub"
 in=$work/env check "message open with a seal option" 2 "not an option of open" -- \
     threema message open --secret-key "$bob" --public-key "$alice_pub" --from ALICE001 --to BOB00001
+
+echo "== [${SECONDS} s] words: refusals of bad data are sentences"
+printf 'not a message' >"$work/garbage"
+k1=$(printf '%064d' 1); k2=$(printf '%064d' 2)
+in=$work/garbage check "message open of garbage" 1 "not a Threema message: 13 bytes" -- \
+    threema message open --secret-key "$k1" --public-key "$k2" --from ECHOECHO
+in=$work/garbage check "safe decrypt of garbage" 1 "not a valid Threema Safe backup" -- threema safe decrypt --key "$k1"
+printf 'a password\n' >"$work/pw"
+in=$work/garbage check "id-backup decode of garbage" 1 "not a Threema ID backup" -- threema id-backup decode --password-file "$work/pw"
+check "3mid of garbage" 1 "not a Threema contact code" -- threema 3mid --parse 3mid:x
 
 echo "== [${SECONDS} s] extra: a bogus extra word is bad usage for every command"
 check "threema 3mid --parse PAYLOAD extra" 2 "unexpected argument extra" -- threema 3mid --parse "3mid:ECHOECHO,$k32" extra

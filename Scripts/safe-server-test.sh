@@ -155,7 +155,7 @@ print("ok: the held connection is served when its request completes")
 PY
 then :; else fail "raw-socket checks"; fi
 sleep 0.3
-grep -q "malformedRequestLine; closing" "$work/main.log" && ok "garbage is logged" || fail "no log line for the garbage"
+grep -q "malformed request line; closing" "$work/main.log" && ok "garbage is logged" || fail "no log line for the garbage"
 
 start rate --rate 0.2:3
 codes=""

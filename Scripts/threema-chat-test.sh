@@ -14,7 +14,7 @@
 #           hex) but never a message plaintext marker
 #   abuse   (--max-connections 24 --handshake-timeout 2): while two legit pairs talk (6 s): garbage bytes
 #           (closed with a protocol violation), an oversize frame length prefix after a real login
-#           (frameTooLarge), a half-open handshake (closed by the handshake timeout), a slow reader
+#           (a frame over the limit), a half-open handshake (closed by the handshake timeout), a slow reader
 #           (dropped over its output budget), 40 connections over the cap (shed); each is logged, the
 #           legit pairs succeed, and a new pair is still served afterwards; SIGTERM stops the server
 #           with a summary line
@@ -142,13 +142,13 @@ except OSError:
     pass
 s.close()
 PY
-logged abuse "closing \(protocol violation: .*authenticationFailed" "garbage bytes closed the connection"
+logged abuse "closing \(protocol violation: .*did not authenticate" "garbage bytes closed the connection"
 if "$bin" threema client-test --port "$port" --server-key "$key" --probe oversize --timeout 10 >/dev/null; then
     ok "oversize frame prefix: the server closed the connection"
 else
     fail "oversize frame prefix: the connection stayed open"
 fi
-logged abuse "frameTooLarge\(65535\)" "oversize frame prefix refused before allocation"
+logged abuse "a frame of 65535 bytes is over the limit" "oversize frame prefix refused before allocation"
 if python3 - "$port" <<'PY'
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))

@@ -258,3 +258,18 @@ public struct ProtobufWriter: Sendable {
         bytes.append(UInt8(v))
     }
 }
+
+extension ProtobufError: CustomStringConvertible {
+    /// The error in a plain sentence.
+    public var description: String {
+        switch self {
+        case .truncated: return "the Protocol Buffers bytes end inside a field"
+        case .varintOverflow: return "a varint is longer than 64 bits"
+        case .unsupportedWireType(let t): return "wire type \(t) is not supported"
+        case .invalidFieldNumber(let n): return "field number \(n) is invalid"
+        case .wrongWireType(let f): return "field \(f) has the wrong wire type"
+        case .invalidUTF8(let f): return "field \(f) is not UTF-8"
+        case .invalidValue(let f): return "field \(f) has an invalid value"
+        }
+    }
+}

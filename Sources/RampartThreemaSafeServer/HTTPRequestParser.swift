@@ -71,7 +71,7 @@ public struct HTTPRequest: Sendable, Equatable {
 
 /// Why bytes are not a valid request. Each case maps to the status the server answers before it
 /// closes the connection (``status``).
-public enum HTTPParseError: Error, Sendable, Equatable {
+public enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The request line is not `method SP target SP HTTP/x.y` with valid characters.
     case malformedRequestLine
     /// The request line is longer than ``HTTPRequestParser/Limits/maxRequestLineBytes``.
@@ -91,6 +91,21 @@ public enum HTTPParseError: Error, Sendable, Equatable {
     /// Content-Length exceeds ``HTTPRequestParser/Limits/maxBodyBytes``; detected from the header,
     /// before any body byte is read. `contentLength` is the declared length (clamped to `Int.max`).
     case bodyTooLarge(contentLength: Int)
+
+    /// The error in a plain sentence (the answer's body and the log line).
+    public var description: String {
+        switch self {
+        case .malformedRequestLine: return "malformed request line"
+        case .requestLineTooLong: return "request line too long"
+        case .unsupportedVersion: return "only HTTP/1.0 and HTTP/1.1 are supported"
+        case .malformedHeader: return "malformed header line"
+        case .tooManyHeaders: return "too many header fields"
+        case .headersTooLarge: return "request headers too large"
+        case .invalidContentLength: return "invalid Content-Length"
+        case .transferEncodingNotSupported: return "Transfer-Encoding is not supported: send Content-Length"
+        case .bodyTooLarge(let n): return "a body of \(n) bytes is over the limit"
+        }
+    }
 
     /// The response status for this error: 400, 414, 505, 431, 411 or 413.
     public var status: Int {

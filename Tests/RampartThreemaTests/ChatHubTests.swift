@@ -220,7 +220,7 @@ private func contains(_ data: [UInt8], _ needle: [UInt8]) -> Bool {
     @Test func unknownIdentityIsRefusedWithoutRegistration() throws {
         var h = Harness(known: [bob])
         let a = try h.connect(alice)
-        #expect(h.peers[a]?.closed?.contains("unknownIdentity") == true)
+        #expect(h.peers[a]?.closed?.contains("is unknown to the server") == true)
         // The preamble is not understood without --register-on-login: garbage for the handshake.
         var h2 = Harness(known: [bob])
         let a2 = try h2.connect(alice, preamble: true)
@@ -240,7 +240,7 @@ private func contains(_ data: [UInt8], _ needle: [UInt8]) -> Bool {
         #expect(h.take(a2) == [.queueSendComplete])
         let impostor = ThreemaIdentity(id: alice.id, privateKey: privateKey(0x66))
         let i = try h.connect(impostor, preamble: true)
-        #expect(h.peers[i]?.closed?.contains("invalidVouch") == true)
+        #expect(h.peers[i]?.closed?.contains("the login vouch does not match") == true)
         #expect(h.hub.identities[alice.id] == alice.publicKey)
         // A preamble with a key the client does not own cannot register: the vouch fails.
         let carol = ThreemaIdentity(id: try ThreemaID("CAROL001"), privateKey: privateKey(0x0C))
@@ -308,7 +308,7 @@ private func contains(_ data: [UInt8], _ needle: [UInt8]) -> Bool {
         let b2 = try h.connect(bob)
         _ = h.take(b2)
         h.deliver([0xFF, 0xFF], from: b2)
-        #expect(h.peers[b2]?.closed?.contains("frameTooLarge") == true)
+        #expect(h.peers[b2]?.closed?.contains("is over the limit") == true)
         // Garbage instead of a client-hello and login.
         let g = 200
         h.hub.open(g, now: 0)

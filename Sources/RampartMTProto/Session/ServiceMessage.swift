@@ -50,7 +50,7 @@ public struct FutureSalt: Sendable, Hashable {
 }
 
 /// `rpc_error#2144ca19 error_code:int error_message:string`, the error result of an RPC.
-public struct RPCError: Sendable, Hashable, Error {
+public struct RPCError: Sendable, Hashable, Error, CustomStringConvertible {
     /// `error_code` (e.g. 400, 401, 420).
     public var code: Int32
     /// `error_message` (e.g. `METHOD_NOT_SUPPORTED`, `FLOOD_WAIT_30`).
@@ -60,6 +60,9 @@ public struct RPCError: Sendable, Hashable, Error {
         self.code = code
         self.message = message
     }
+
+    /// `RPC error 400 METHOD_NOT_SUPPORTED`.
+    public var description: String { "RPC error \(code) \(message)" }
 
     /// What the loopback server answers to an RPC it does not implement: 400 `METHOD_NOT_SUPPORTED`.
     public static let methodNotSupported = RPCError(code: 400, message: "METHOD_NOT_SUPPORTED")
