@@ -23,28 +23,6 @@ import Darwin
 import Rampart
 import RampartThreema
 
-let threemaUsage = """
-usage: rampart threema <command> [options]
-
-commands:
-  message seal|open        end-to-end message: stdin body -> stdout envelope (message-with-metadata-box,
-                           or legacy with --legacy), or envelope -> body
-  blob encrypt|decrypt     media blob under --key HEX (file nonce; --thumbnail for the thumbnail nonce)
-  hash email|phone VALUE   address-book hash(es) of VALUE, hex (Gmail addresses give two lines)
-  3mid                     contact QR payload: --id ID --public-key HEX [--expiry S], or --parse PAYLOAD
-  safe derive|encrypt|decrypt|backup|restore
-                           Threema Safe: keys from the password, the encrypted blob, the server round trip
-  id-backup encode|decode  Threema ID backup text (password from stdin or --password-file)
-  safe-server              a Threema Safe backup server on 127.0.0.1 (the whitepaper's API)
-  ibex demo                two parties run an Ibex forward-secrecy session, printing every state change
-  call-id                  group call ID (hex) from creator, group ID, protocol version, GCK and SFU URL
-  call frame-seal|frame-open
-                           group-call media frame (AES-256-GCM under PCMFK; opus or vp8)
-  serve                    a chat server (CSP) on 127.0.0.1: logins, message routing, offline queues
-  client-test              pairs of clients through a running `serve`: e2e and Ibex messages, offline queues
-
-Run `rampart threema <command> --help` for a command's options.
-"""
 
 let threemaMessageUsage = """
 usage: rampart threema message seal --secret-key HEX --public-key HEX --from ID --to ID [--type HEX]
@@ -94,22 +72,6 @@ func takeFlags(_ args: inout [String], _ names: Set<String>) -> Set<String> {
     return found
 }
 
-func threemaCommand(_ args: [String]) {
-    guard let sub = args.first else { printError(threemaUsage); exit(2) }
-    let rest = Array(args.dropFirst())
-    switch sub {
-    case "--help", "-h", "help": print(threemaUsage)
-    case "message": threemaMessageCommand(rest)
-    case "blob": threemaBlobCommand(rest)
-    case "hash": threemaHashCommand(rest)
-    case "3mid": threemaQRCommand(rest)
-    case "safe": threemaSafeCommand(rest)
-    case "call-id": threemaCallIDCommand(rest)
-    case "call": threemaCallCommand(rest)
-    default:
-        if !threemaExtraCommand(sub, rest) { usageError("threema: unknown command '\(sub)' (see rampart threema --help)") }
-    }
-}
 
 func threemaID(_ o: Options, _ name: String, _ command: String) -> ThreemaID? {
     guard let s = o.values[name] else { return nil }
