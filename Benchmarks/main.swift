@@ -54,6 +54,9 @@ let settings = quick ? Settings(samples: 3, sampleSeconds: 0.01, slowSamples: 1)
 print("Rampart benchmark \(isoDate()) (\(useWallClock ? "wall clock" : "thread CPU time"))")
 print("CPU: \(CPU.modelName) [\(CPU.detected)]\(CPU.forcePortable ? " (RAMPART_FORCE_PORTABLE=1)" : "")")
 print("kernels: \(Kernels.summary)")
+let failedSelfTests = Kernels.all.flatMap { k in k.failedSelfTests.map { "\(k.primitive):\($0)" } }
+print("self-tests: \(Kernels.selfTestNanoseconds / 1000) µs" + (failedSelfTests.isEmpty ? ", all passed"
+      : "; FAILED (never run): \(failedSelfTests.joined(separator: ", "))"))
 print(Reference.summary)
 print("")
 

@@ -118,8 +118,9 @@ func kdfCommand(_ args: [String]) {
 
 let infoUsage = """
 usage: rampart info
-  Prints the CPU, the instruction-set extensions Rampart detected, the kernel selected for each
-  primitive (Kernels.all) and the reference libraries found.
+  Prints the CPU, the instruction-set extensions Rampart detected, for each primitive (Kernels.all)
+  the implementation selected and how every implementation fared (selected, passed, unsupported,
+  or a failed self-test), the self-tests' time, and the reference libraries found.
 """
 
 func infoCommand(_ args: [String]) {
@@ -130,11 +131,18 @@ func infoCommand(_ args: [String]) {
     print("portable forced: \(CPU.forcePortable)")
     if !CPU.disabledFeatures.isEmpty { print("disabled: \(CPU.disabledFeatures.sorted().joined(separator: ","))") }
     print("kernels use: \(CPU.features)")
-    print("selected kernels:")
+    print("selected kernels (each implementation the processor runs checked a published answer first):")
     for k in Kernels.all {
         let note = k.kernel == nil ? " (no kernel on this architecture)"
             : k.isActive ? "" : " (\(k.kernel!) not usable here)"
-        print("  \(k.primitive): \(k.selected)\(note)")
+        let states = k.implementations.map { i -> String in
+            switch i.state {
+            case .failed: return "\(i.name): SELF-TEST FAILED, never run"
+            default: return "\(i.name): \(i.state.rawValue)"
+            }
+        }
+        print("  \(k.primitive): \(k.selected)\(note)" + (states.isEmpty ? "" : "  [\(states.joined(separator: ", "))]"))
     }
+    print("self-tests: \(Kernels.selfTestNanoseconds / 1000) µs in all")
     print(Reference.summary)
 }

@@ -160,8 +160,8 @@ struct Registry<I>: @unchecked Sendable {
     /// This registry's line in `Kernels`.
     var choice: KernelChoice {
         let kernels = statuses.dropLast()
-        return KernelChoice(primitive, kernel: kernels.first { $0.state != .unsupported }?.name ?? kernels.first?.name,
-                            supported: kernelSelected, implementations: statuses)
+        let kernel = kernelSelected ? selectedName : kernels.first { $0.state != .unsupported }?.name ?? kernels.first?.name
+        return KernelChoice(primitive, kernel: kernel, supported: kernelSelected, implementations: statuses)
     }
 }
 
