@@ -13,6 +13,7 @@
 
 import Swift
 import RampartBarrier
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -302,6 +303,17 @@ extension X25519BMI2 {
 
         (x2 * z2.inverted()).store(out)
         wipe(&x2); wipe(&z2); wipe(&x3); wipe(&z3)
+    }
+}
+
+/// X25519 in radix 2^64 with `mulx`, `adcx` and `adox`.
+public enum X25519MULX: X25519Implementation {
+    public static let name = "bmi2+adx"
+    public static let requires: KernelFeatures = [.bmi2, .adx]
+    @inline(__always)
+    public static func scalarMultiply(_ out: UnsafeMutableRawPointer, _ k0: UInt64, _ k1: UInt64, _ k2: UInt64, _ k3: UInt64,
+                                      _ point: UnsafeRawPointer?) {
+        X25519BMI2.scalarMultiply(out, k0, k1, k2, k3, point)
     }
 }
 

@@ -94,6 +94,26 @@ public protocol SHA256LanesImplementation: KernelImplementation {
                          _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer)
 }
 
+// MARK: - Curve25519
+
+/// X25519 of one scalar (the clamped words `k0…k3`, least significant first) and the u-coordinate at
+/// `point` (32 bytes little-endian; nil: the base point 9), written to `out` (32 bytes).
+public protocol X25519Implementation: KernelImplementation {
+    static func scalarMultiply(_ out: UnsafeMutableRawPointer, _ k0: UInt64, _ k1: UInt64, _ k2: UInt64, _ k3: UInt64,
+                               _ point: UnsafeRawPointer?)
+}
+
+/// X25519 of ``lanes`` pairs at once: clamped scalars as four rows of `lanes` words (row w holds word
+/// w of every scalar), points and results in radix 2^25.5 as ten rows of `lanes` limbs (limb 2t the
+/// low 26 bits of the radix-2^51 limb t, limb 2t + 1 the high 25); results may exceed 2^25.5 per limb
+/// by a little (the caller carries and reduces).
+public protocol X25519LanesImplementation: KernelImplementation {
+    /// Pairs per call.
+    static var lanes: Int { get }
+    static func scalarMultiply(_ result: UnsafeMutablePointer<UInt64>, _ points: UnsafePointer<UInt64>,
+                               _ scalars: UnsafePointer<UInt64>)
+}
+
 /// FIPS 180-4's SHA-256 round constants K[0..<64]: the one copy every implementation reads.
 public let sha256RoundConstants: [UInt32] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

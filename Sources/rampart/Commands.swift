@@ -131,7 +131,7 @@ func infoCommand(_ args: [String]) {
     print("portable forced: \(CPU.forcePortable)")
     if !CPU.disabledFeatures.isEmpty { print("disabled: \(CPU.disabledFeatures.sorted().joined(separator: ","))") }
     print("kernels use: \(CPU.features)")
-    print("selected kernels (each implementation the processor runs checked a published answer first):")
+    print("selected kernels (the implementations the processor runs check a published answer in order; the first to pass is selected):")
     for k in Kernels.all {
         let note = k.kernel == nil ? " (no kernel on this architecture)"
             : k.isActive ? "" : " (\(k.kernel!) not usable here)"
@@ -141,7 +141,8 @@ func infoCommand(_ args: [String]) {
             default: return "\(i.name): \(i.state.rawValue)"
             }
         }
-        print("  \(k.primitive): \(k.selected)\(note)" + (states.isEmpty ? "" : "  [\(states.joined(separator: ", "))]"))
+        let time = states.isEmpty ? "" : ", self-tests \(k.selfTestNanoseconds / 1000) µs"
+        print("  \(k.primitive): \(k.selected)\(note)" + (states.isEmpty ? "" : "  [\(states.joined(separator: ", "))\(time)]"))
     }
     print("self-tests: \(Kernels.selfTestNanoseconds / 1000) µs in all")
     print(Reference.summary)

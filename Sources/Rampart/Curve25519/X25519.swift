@@ -156,8 +156,8 @@ public struct SharedSecret: Sendable, Equatable {
 }
 
 /// X25519(scalar, u) into `out` (32 bytes each). `point == nil` means the base point u = 9.
-/// Constant time in the scalar and the point. On `.hardware` with `Kernels.x25519` active the whole
-/// multiplication runs in the kernel (radix 2^64 with mulx); otherwise the portable radix-2^51 ladder below.
+/// Constant time in the scalar and the point. The implementation is the registry's for `backend`
+/// (`Kernels.x25519`: radix 2^64 with mulx where the processor has it, else the portable ladder below).
 func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutableRawPointer,
             backend: Backend = CPU.defaultBackend) {
     // Clamp a copy of the scalar (RFC 7748 §5, decodeScalar25519).
@@ -176,11 +176,13 @@ func x25519(scalar: UnsafeRawPointer, point: UnsafeRawPointer?, out: UnsafeMutab
         withUnsafeMutableBytes(of: &k2) { secureZero($0) }
         withUnsafeMutableBytes(of: &k3) { secureZero($0) }
     }
-    if Kernels.x25519.runs(on: backend) {
-        X25519Kernel.scalarMultiply(out, k0, k1, k2, k3, point)
-        return
-    }
+    Registries.x25519.implementation(for: backend).scalarMultiply(out, k0, k1, k2, k3, point)
+}
 
+/// The portable ladder: X25519 with the clamped scalar words `k0…k3` and the u-coordinate at `point`
+/// (nil: 9), in radix 2^51. Constant time in the scalar and the point.
+func x25519Ladder(_ out: UnsafeMutableRawPointer, _ k0: UInt64, _ k1: UInt64, _ k2: UInt64, _ k3: UInt64,
+                  _ point: UnsafeRawPointer?) {
     let x1: Field25519
     if let point { x1 = Field25519(bytes: point) } else { x1 = Field25519(9, 0, 0, 0, 0) }
     let x1Times19 = Field25519.Times19(x1)

@@ -80,10 +80,10 @@ extension Curve25519.KeyAgreement.PrivateKey {
 }
 
 extension Curve25519 {
-    /// The X25519 lane kernels this processor can run, best first (`Kernels.x25519Lanes` selects the
-    /// first).
+    /// The X25519 lane kernels this processor can run and whose self-tests passed, best first (the
+    /// registry selects only the AVX-512 build: Platform/Registrations.swift).
     package static var x25519LaneKernels: [String] {
-        CPU.forcePortable ? [] : X25519LanesKernel.Tier.allCases.filter { $0.capable(CPU.features) }.map(\.name)
+        Kernels.implementations(of: "x25519-lanes").filter { $0 != "portable" }
     }
 }
 
@@ -98,17 +98,13 @@ let x25519LanesMinimum = 5
 func x25519Batch(count n: Int, scalars: UnsafeRawPointer?, scalarStride: Int, points: UnsafeRawPointer?,
                  out: UnsafeMutableRawPointer?, backend: Backend, laneKernel: String?) {
     guard n > 0, let scalars, let points, let out else { return }
-    var tier: X25519LanesKernel.Tier? = nil
-    if backend == .hardware {
-        if let laneKernel, !CPU.forcePortable {
-            tier = X25519LanesKernel.Tier.allCases.first { $0.name == laneKernel && $0.capable(CPU.features) }
-        } else if Kernels.x25519Lanes.isActive {
-            tier = X25519LanesKernel.selected
-        }
+    var tier = Registries.x25519Lanes.implementation(for: backend)
+    if let laneKernel, backend == .hardware, let named = Registries.x25519Lanes.runnableImplementation(named: laneKernel) {
+        tier = named
     }
     var i = 0
-    if let tier {
-        let lanes = X25519LanesKernel.lanes
+    if tier.lanes > 1 {
+        let lanes = tier.lanes
         var k = [UInt64](repeating: 0, count: 4 * lanes)
         var u = [UInt64](repeating: 0, count: 10 * lanes)
         var r = [UInt64](repeating: 0, count: 10 * lanes)
@@ -143,7 +139,7 @@ func x25519Batch(count n: Int, scalars: UnsafeRawPointer?, scalarStride: Int, po
             k.withUnsafeBufferPointer { kp in
                 u.withUnsafeBufferPointer { up in
                     r.withUnsafeMutableBufferPointer { rp in
-                        X25519LanesKernel.scalarMultiply(tier, rp.baseAddress!, up.baseAddress!, kp.baseAddress!)
+                        tier.scalarMultiply(rp.baseAddress!, up.baseAddress!, kp.baseAddress!)
                     }
                 }
             }

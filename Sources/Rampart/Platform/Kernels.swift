@@ -27,12 +27,17 @@ public struct KernelChoice: Sendable, Hashable, CustomStringConvertible {
     /// fared at selection (its features, its known-answer self-test). Empty for a choice not yet
     /// made by a registry (Platform/Registry.swift).
     public let implementations: [ImplementationStatus]
+    /// Nanoseconds the self-tests of this primitive's implementations took (0 for a choice not yet
+    /// made by a registry).
+    public let selfTestNanoseconds: UInt64
 
-    init(_ primitive: String, kernel: String?, supported: Bool, implementations: [ImplementationStatus] = []) {
+    init(_ primitive: String, kernel: String?, supported: Bool, implementations: [ImplementationStatus] = [],
+         selfTestNanoseconds: UInt64 = 0) {
         self.primitive = primitive
         self.kernel = kernel
         isActive = kernel != nil && supported
         self.implementations = implementations
+        self.selfTestNanoseconds = selfTestNanoseconds
     }
 
     /// The implementations whose self-test failed (never run).
@@ -107,12 +112,11 @@ public enum Kernels {
     public static let montgomery = KernelChoice("montgomery", kernel: MontgomeryKernel.name,
                                                 supported: MontgomeryKernel.supported(CPU.features))
     /// X25519 scalar multiplication (x86_64: GF(2^255 − 19) in radix 2^64 with `mulx`).
-    public static let x25519 = KernelChoice("x25519", kernel: X25519Kernel.name, supported: X25519Kernel.supported(CPU.features))
+    public static let x25519 = Registries.x25519.choice
     /// Eight X25519 scalar multiplications at once, one per vector lane (x86_64: radix 2^25.5 with
     /// `vpmuludq` on AVX-512), for ``Curve25519/scalarMultiply(scalars:points:)`` and fan-out key
     /// agreement.
-    public static let x25519Lanes = KernelChoice("x25519-lanes", kernel: X25519LanesKernel.name,
-                                                 supported: X25519LanesKernel.supported(CPU.features))
+    public static let x25519Lanes = Registries.x25519Lanes.choice
     /// Public-exponent powers modulo 2048-bit moduli (x86_64: AVX2 in radix 2^28; RSA encryption and
     /// the handshake's public checks). Selected on AMD processors only, where it is the faster one
     /// (MontgomeryKernels+x86_64.swift gives the figures).

@@ -30,11 +30,19 @@ public enum ImplementationState: String, Sendable, Hashable {
     case selected
     /// Its self-test passed; another one was preferred.
     case passed
+    /// This processor runs it, but selection did not need it (a better one passed first), so its
+    /// self-test was not run: only tests reach it, through a pin.
+    case untested
     /// This processor lacks a feature it needs (or the portable code is forced, or it needs another
     /// primitive's kernel that was not selected).
     case unsupported
     /// Its self-test gave a wrong answer: it is never run.
     case failed
+}
+
+extension ImplementationState {
+    /// Whether the processor runs it and it did not fail its self-test.
+    var isRunnable: Bool { self == .selected || self == .passed || self == .untested }
 }
 
 /// One implementation of a primitive and how it fared at selection.
@@ -75,18 +83,22 @@ struct Registry<I>: @unchecked Sendable {
     /// Nanoseconds the self-tests took together.
     let selfTestNanoseconds: UInt64
 
-    /// Checks every candidate the processor runs and selects the first that passes.
+    /// Checks the candidates the processor runs in order and selects the first that passes (the
+    /// ones after it are left untested).
     ///
     /// - Parameters:
     ///   - candidates: the kernel tiers best first, then the portable code (last, always supported).
     ///   - features: the processor's features as the kernels need them.
     ///   - extra: further conditions of a candidate beyond its features (another primitive's kernel
     ///     it shares state with, a vendor preference); false counts as unsupported.
+    ///   - selectable: whether a candidate that runs and passes may be selected (false: runnable for
+    ///     tests through a pin, never chosen, e.g. a build measured no faster than the next one).
     ///   - selfTest: the known-answer test.
     ///   - faulty: the candidate wrapped so that its output is corrupted (the fault switch).
     ///   - faults: `primitive:implementation` names to corrupt.
     init(_ primitive: String, id: UInt8, _ candidates: [I], features: KernelFeatures = CPU.kernelFeatures,
          name: (I) -> String, requires: (I) -> KernelFeatures, extra: (I) -> Bool = { _ in true },
+         selectable: (I) -> Bool = { _ in true },
          selfTest: (I) -> Bool, faulty: (I) -> I, faults: Set<String> = FaultSwitch.names) {
         precondition(!candidates.isEmpty, "a registry needs at least the portable implementation")
         self.primitive = primitive
@@ -103,9 +115,13 @@ struct Registry<I>: @unchecked Sendable {
                 states.append(.unsupported)
                 continue
             }
+            if chosen != nil {
+                states.append(.untested)
+                continue
+            }
             let ok = selfTest(impl)
             states.append(ok ? .passed : .failed)
-            if ok && chosen == nil { chosen = k }
+            if ok && chosen == nil && (isPortable || selectable(c)) { chosen = k }
         }
         // The portable code is run even if its self-test failed (there is nothing else); the failure
         // stays visible in `statuses`.
@@ -140,20 +156,19 @@ struct Registry<I>: @unchecked Sendable {
         return implementations[Int(backend.implementationIndex)]
     }
 
-    /// The names of the implementations this processor runs and whose self-tests passed, best first.
-    var runnable: [String] { statuses.filter { $0.state == .selected || $0.state == .passed }.map(\.name) }
+    /// The names of the implementations this processor runs and whose self-tests did not fail, best
+    /// first.
+    var runnable: [String] { statuses.filter { $0.state.isRunnable }.map(\.name) }
 
     /// Implementation `name` when this processor runs it and its self-test passed.
     func runnableImplementation(named name: String) -> I? {
-        guard let k = statuses.firstIndex(where: { $0.name == name }),
-              statuses[k].state == .selected || statuses[k].state == .passed else { return nil }
+        guard let k = statuses.firstIndex(where: { $0.name == name }), statuses[k].state.isRunnable else { return nil }
         return implementations[k]
     }
 
     /// A backend that runs implementation `name` of this primitive; nil when it is not runnable here.
     func backend(pinnedTo name: String) -> Backend? {
-        guard let k = statuses.firstIndex(where: { $0.name == name }),
-              statuses[k].state == .selected || statuses[k].state == .passed else { return nil }
+        guard let k = statuses.firstIndex(where: { $0.name == name }), statuses[k].state.isRunnable else { return nil }
         return Backend(primitiveID: id, implementationIndex: UInt8(k))
     }
 
@@ -161,7 +176,8 @@ struct Registry<I>: @unchecked Sendable {
     var choice: KernelChoice {
         let kernels = statuses.dropLast()
         let kernel = kernelSelected ? selectedName : kernels.first { $0.state != .unsupported }?.name ?? kernels.first?.name
-        return KernelChoice(primitive, kernel: kernel, supported: kernelSelected, implementations: statuses)
+        return KernelChoice(primitive, kernel: kernel, supported: kernelSelected, implementations: statuses,
+                            selfTestNanoseconds: selfTestNanoseconds)
     }
 }
 
