@@ -52,14 +52,13 @@ let package = Package(
             path: "Sources/RampartAccelAESNI",
             swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1"])
         ),
-        // The same AES-NI and GHASH sources (symbolic links to RampartAccelAESNI's files) compiled with
-        // AVX as well: VEX encoding, three-operand forms, no register copies. Only its GCM loops are
-        // used (`Kernels.ghash` names it "pclmulqdq+avx"), on processors with AVX2 and no VAES;
-        // processors with AES-NI but no AVX keep RampartAccelAESNI. One source, two feature sets, as
-        // C libraries compile one file with and without -mavx.
+        // The GHASH and stitched GCM loops of RampartAccelAESNI (its shared always-emit-into-client
+        // bodies) compiled with AVX as well: VEX encoding, three-operand forms, no register copies,
+        // under their own entry-point names (`ghash: pclmulqdq+avx`, on processors with AVX2);
+        // processors with AES-NI but no AVX keep RampartAccelAESNI's.
         .target(
             name: "RampartAccelAESAVX",
-            dependencies: ["RampartKernelSupport"],
+            dependencies: ["RampartAccelAESNI", "RampartKernelSupport"],
             path: "Sources/RampartAccelAESAVX",
             swiftSettings: kernelFlags(["+aes", "+pclmul", "+ssse3", "+sse4.1", "+avx"])
         ),
@@ -67,6 +66,7 @@ let package = Package(
         // one loop (the two units are separate; each chain alone leaves the other idle).
         .target(
             name: "RampartAccelAESSHA",
+            dependencies: ["RampartAccelAESNI", "RampartKernelSupport"],
             path: "Sources/RampartAccelAESSHA",
             swiftSettings: kernelFlags(["+aes", "+sha", "+ssse3", "+sse4.1"])
         ),
@@ -126,6 +126,7 @@ let package = Package(
         // opt-in by detection (`Kernels.ghashWide`). No AVX-512 instructions.
         .target(
             name: "RampartAccelVAES",
+            dependencies: ["RampartAccelAESNI", "RampartKernelSupport"],
             path: "Sources/RampartAccelVAES",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+vaes", "+vpclmulqdq", "+pclmul", "+aes", "+ssse3", "+sse4.1"])
         ),

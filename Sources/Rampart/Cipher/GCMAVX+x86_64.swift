@@ -1,6 +1,5 @@
-// x86_64 binding of the AVX build of the AES-NI GHASH and GCM loops (RampartAccelAESAVX: the same
-// source files as RampartAccelAESNI, compiled with AVX as well). In a file of its own because both
-// modules declare the same names: this file imports only the AVX one. GHASHKernel (in
+// x86_64 binding of the AVX build of the GHASH and GCM loops (RampartAccelAESAVX: RampartKernelSupport's
+// shared bodies compiled with AVX as well, under their own entry-point names). GHASHKernel (in
 // AESKernels+x86_64.swift) calls it when `GHASHKernel.avx` is set.
 #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
 
@@ -9,17 +8,17 @@ internal import RampartAccelAESAVX
 enum GCMAVX {
     @inline(__always)
     static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ blocks: UnsafeRawPointer, _ n: Int) {
-        ghashBlocks(table, state, blocks, n)
+        ghashBlocksAVX(table, state, blocks, n)
     }
     @inline(__always)
     static func encrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
                         _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
-        aesniGCMEncrypt(rk, rounds, table, counter, state, src, dst, n)
+        aesniAVXGCMEncrypt(rk, rounds, table, counter, state, src, dst, n)
     }
     @inline(__always)
     static func decrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer, _ counter: UnsafeMutableRawPointer,
                         _ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
-        aesniGCMDecrypt(rk, rounds, table, counter, state, src, dst, n)
+        aesniAVXGCMDecrypt(rk, rounds, table, counter, state, src, dst, n)
     }
 }
 

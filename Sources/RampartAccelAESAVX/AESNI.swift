@@ -1,1 +1,0 @@
-../RampartAccelAESNI/AESNI.swift

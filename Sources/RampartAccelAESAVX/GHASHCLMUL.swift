@@ -1,1 +1,0 @@
-../RampartAccelAESNI/GHASHCLMUL.swift
