@@ -86,11 +86,19 @@ struct RegistryTests {
         #expect(Backend.hardware.description == "hardware" && Backend.portable.description == "portable")
     }
 
-    /// Every registry reports its self-test time; all of them together stay well under a millisecond
-    /// (measured once per process, at first use).
+    /// Every registry reports its self-test time (measured once per process, at first use). Optimized,
+    /// all of them together stay under a millisecond (0.27-0.37 ms on a Zen 4 core; `.ci/run` checks
+    /// the release `rampart info` figure too). Unoptimized code runs the same vectors 10-20 times
+    /// slower (5.2 ms in a debug CI run), so a debug build only guards against a self-test that grew
+    /// by an order of magnitude.
     @Test func selfTestsAreCheap() {
         _ = Kernels.all
-        #expect(Kernels.selfTestNanoseconds < 5_000_000, "\(Kernels.selfTestNanoseconds) ns")
+        #if DEBUG
+        let bound: UInt64 = 50_000_000
+        #else
+        let bound: UInt64 = 1_000_000
+        #endif
+        #expect(Kernels.selfTestNanoseconds < bound, "\(Kernels.selfTestNanoseconds) ns")
         print("self-tests of every registry: \(Kernels.selfTestNanoseconds) ns")
     }
 }
