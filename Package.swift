@@ -154,16 +154,18 @@ let package = Package(
             path: "Sources/RampartBarrier",
             swiftSettings: kernelFlags([])
         ),
+        // Base64, constant time in the data: the one copy, shared by PEM (Rampart) and RampartCodecs. Stdlib only.
+        .target(name: "RampartEncoding", path: "Sources/RampartEncoding"),
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
                            "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX512Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
-                           "RampartBarrier", "RampartKernelSupport"],
+                           "RampartBarrier", "RampartKernelSupport", "RampartEncoding"],
             path: "Sources/Rampart"
         ),
         // Data codecs the protocols need (protobuf wire format, …): stdlib only, no cryptography.
-        .target(name: "RampartCodecs", path: "Sources/RampartCodecs"),
+        .target(name: "RampartCodecs", dependencies: ["RampartEncoding"], path: "Sources/RampartCodecs"),
         // MTProto 2.0: sans-I/O protocol module (formats, state machines, transports as codecs).
         .target(name: "RampartMTProto", dependencies: ["Rampart", "RampartCodecs"], path: "Sources/RampartMTProto"),
         // The loopback MTProto test server's logic (sans-I/O; `rampart mtproto serve` owns its sockets):

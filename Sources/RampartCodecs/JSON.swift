@@ -7,6 +7,8 @@
 // Untrusted input: the parser checks the input size first, then reads each byte once (recursive
 // descent, nesting bounded by `maxDepth`), never traps, and never mutates its input.
 
+import RampartEncoding   // CodecsCT: the masks and the declassification hook of the string writer
+
 /// An error from parsing JSON: what went wrong and the byte offset in the input where it was found.
 public struct JSONError: Error, Equatable, Sendable {
     /// What went wrong.

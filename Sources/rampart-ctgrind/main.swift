@@ -480,6 +480,37 @@ add("rsa-private") {
     try check(published(back) == m, "RSA round trip")
 }
 
+// Loading a private key (issue 36): every byte of the PEM text (PKCS#1 with LF and with CRLF line
+// ends, PKCS#8) or of the DER marked secret. Only the library's declassification points make anything
+// public: the armour lines and the positions of the line ends, the DER tags and lengths, the version,
+// n and e (and PKCS#8's algorithm identifier), each secret integer's validity, the limb counts of p
+// and q, and the consistency checks' one accept bit (`grep -n declassif Sources/Rampart/RSA`). The
+// loaded key is checked with a private operation (constant time itself: rsa-private).
+@MainActor func checkLoadedKey(_ key: RSA.PrivateKey, seed: UInt64) throws {
+    try check(key.publicKey == rsaKey.publicKey, "loaded key's public half")
+    var rng = SplitMix64(seed: seed)
+    let m = try BigUInt.random(below: rsaKey.publicKey.modulus, using: &rng).bigEndianBytes(count: 256)
+    let c = try rsaKey.publicKey.rawPublic(m)
+    try check(published(try key.rawPrivate(c)) == m, "loaded key's private operation")
+}
+add("rsa-private-pem") {
+    let lf = rsaKey.pemRepresentation
+    // PKCS#1 with LF and with CRLF line ends, and PKCS#8 (`BEGIN PRIVATE KEY`, OpenSSL's default).
+    for var text in [lf, lf.split(separator: "\n").joined(separator: "\r\n") + "\r\n", rsaKey.pkcs8PEMRepresentation] {
+        text.withUTF8 { rampart_ct_secret($0.baseAddress, $0.count) }
+        let key = try RSA.PrivateKey(pemRepresentation: text)
+        text.withUTF8 { rampart_ct_public($0.baseAddress, $0.count) }
+        try checkLoadedKey(key, seed: 5)
+    }
+}
+add("rsa-private-der") {
+    let der = rsaKey.pkcs1DERRepresentation
+    secret(der)
+    let key = try RSA.PrivateKey(pkcs1DERRepresentation: der)
+    publish(der)
+    try checkLoadedKey(key, seed: 6)
+}
+
 // MTProto: a session decrypts a packet under a secret auth key (and a server reads the session_id it claims).
 add("mtproto-session") {
     var rng = SplitMix64(seed: 5)

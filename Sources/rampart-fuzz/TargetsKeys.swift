@@ -90,7 +90,7 @@ let rsaPublicKeyTarget = FuzzTarget(
 
 let rsaPrivateKeyTarget = FuzzTarget(
     name: "rsa-private-key",
-    summary: "RSA.PrivateKey from PKCS#1 PEM and DER: consistency checks, exact DER re-serialization, rawPublic(rawPrivate(x)) = x",
+    summary: "RSA.PrivateKey from PEM and DER (PKCS#1, PKCS#8): consistency checks, exact DER re-serialization, rawPublic(rawPrivate(x)) = x",
     maxLength: 8192,
     run: { data in
         var input = FuzzInput(data)
@@ -100,14 +100,20 @@ let rsaPrivateKeyTarget = FuzzTarget(
         let key: RSA.PrivateKey
         if mode & 1 == 0 {
             guard let k = try? RSA.PrivateKey(pemRepresentation: text(body)) else { return }
-            guard let blocks = try? PEM.decodeAll(text(body)), blocks.count == 1, blocks[0].label == "RSA PRIVATE KEY" else {
-                FuzzCheck.fail("private PEM without exactly one RSA PRIVATE KEY block was accepted")
+            guard let blocks = try? PEM.decodeAll(text(body)), blocks.count == 1,
+                  blocks[0].label == "RSA PRIVATE KEY" || blocks[0].label == "PRIVATE KEY" else {
+                FuzzCheck.fail("private PEM without exactly one RSA PRIVATE KEY or PRIVATE KEY block was accepted")
             }
-            FuzzCheck.require(k.pkcs1DERRepresentation == blocks[0].der, "private PEM DER round trip")
+            let der = blocks[0].label == "PRIVATE KEY" ? k.pkcs8DERRepresentation : k.pkcs1DERRepresentation
+            FuzzCheck.require(der == blocks[0].der, "private PEM DER round trip")
             key = k
-        } else {
+        } else if mode & 2 == 0 {
             guard let k = try? RSA.PrivateKey(pkcs1DERRepresentation: body) else { return }
             FuzzCheck.require(k.pkcs1DERRepresentation == body, "private DER is not re-serialized byte for byte")
+            key = k
+        } else {
+            guard let k = try? RSA.PrivateKey(pkcs8DERRepresentation: body) else { return }
+            FuzzCheck.require(k.pkcs8DERRepresentation == body, "PKCS#8 DER is not re-serialized byte for byte")
             key = k
         }
         FuzzStats.note("rsa private: accepted")
@@ -140,6 +146,12 @@ let rsaPrivateKeyTarget = FuzzTarget(
         out.append(w.bytes)
         w = SeedWriter()
         w.byte(0); w.lengthPrefixed([0xFF]); w.raw(Array(Fixtures.rsa2048PEM.utf8))
+        out.append(w.bytes)
+        w = SeedWriter()
+        w.byte(3); w.lengthPrefixed([7]); w.raw(Fixtures.rsa1024.pkcs8DERRepresentation)
+        out.append(w.bytes)
+        w = SeedWriter()
+        w.byte(0); w.lengthPrefixed([5, 5]); w.raw(Array(Fixtures.rsa1024.pkcs8PEMRepresentation.utf8))
         out.append(w.bytes)
         return out
     })

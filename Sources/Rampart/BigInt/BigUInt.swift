@@ -27,8 +27,10 @@ public struct BigUInt: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The integer whose big-endian magnitude is `bytes` (leading zero bytes are allowed).
-    /// No temporary copy of `bytes` is made (they may be a secret being parsed): leading zero bytes
-    /// are skipped first, so the limbs are allocated once at their final count.
+    /// No temporary copy of `bytes` is made: leading zero bytes are skipped first, so the limbs are
+    /// allocated once at their final count. Skipping them is a branch on each (variable time, like
+    /// the rest of `BigUInt`); a secret of a public width is read with
+    /// `LimbMath.limbs(bigEndianFixed:)` instead (an RSA private key's numbers, `DERReader.secretInteger()`).
     public init<C: Collection<UInt8>>(bigEndian bytes: C) {
         // Contiguous bytes (arrays, slices of them, Data): eight at a time, no element-wise generic
         // iteration (which, called through a non-specialized generic function such as

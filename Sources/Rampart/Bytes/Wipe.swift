@@ -95,6 +95,14 @@ final class SecretLimbs: @unchecked Sendable {
         x.limbs.withUnsafeBufferPointer { if let b = $0.baseAddress { base.update(from: b, count: $0.count) } }
     }
 
+    /// A copy of the `count` limbs at `limbs`.
+    init(copying limbs: UnsafePointer<UInt64>, count: Int) {
+        precondition(count > 0)
+        self.count = count
+        base = .allocate(capacity: count)
+        base.initialize(from: limbs, count: count)
+    }
+
     /// The limbs, read-only.
     var pointer: UnsafePointer<UInt64> { UnsafePointer(base) }
 
@@ -116,6 +124,13 @@ internal func wipe<T>(_ value: inout T) {
 extension Array where Element == UInt8 {
     /// Overwrites the array's bytes with zeros in place (its count stays the same).
     public mutating func secureWipe() {
+        self.withUnsafeMutableBytes { secureZero($0) }
+    }
+}
+
+extension Array where Element == UInt64 {
+    /// Overwrites the limbs with zeros in place (its count stays the same): secret limb arrays.
+    mutating func secureWipe() {
         self.withUnsafeMutableBytes { secureZero($0) }
     }
 }

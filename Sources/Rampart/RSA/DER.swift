@@ -1,7 +1,15 @@
-// Strict DER (the subset RSA keys need: SEQUENCE, INTEGER, NULL, OBJECT IDENTIFIER, BIT STRING)
-// and PEM armour with strict Base64. Everything is rejected that a canonical encoder would not
-// produce: long-form lengths below 128 or with leading zero bytes, indefinite lengths, integers with
-// redundant leading bytes, trailing bytes.
+// Strict DER (the subset RSA keys need: SEQUENCE, INTEGER, NULL, OBJECT IDENTIFIER, BIT STRING).
+// Everything is rejected that a canonical encoder would not produce: long-form lengths below 128 or
+// with leading zero bytes, indefinite lengths, integers with redundant leading bytes, trailing bytes.
+// PEM armour is in PEM.swift.
+//
+// A private key's DER is secret as a whole, and the reader treats it so (issue 36; the ctgrind cases
+// rsa-private-pem and rsa-private-der mark every byte). What it makes public, each at a commented
+// `declassified` point: the tags and length octets (the structure: every key of a size has the same
+// one, give or take a byte per integer), the content of the public INTEGERs (the version, n, e), a
+// PKCS#8 wrapper's algorithm identifier, and for each secret INTEGER whether its encoding is valid. The secret INTEGERs (d, p, q, dp, dq, qinv)
+// are read at the fixed width their length gives (`secretInteger()`): no leading byte is stripped,
+// no branch or address follows their values.
 
 /// A reader over DER bytes.
 struct DERReader {
@@ -15,12 +23,16 @@ struct DERReader {
     var isAtEnd: Bool { offset == end }
 
     /// Reads one element with tag `tag`; returns a reader over its contents.
+    ///
+    /// Public by design (declassified here): the tag and the length octets. They are the structure of
+    /// the encoding, the same for every key of a size except the length of an integer that happens to
+    /// need a byte less; the content stays as secret as the caller's bytes were.
     mutating func element(_ tag: UInt8) throws(RampartError) -> DERReader {
         guard offset < end else { throw .invalidDER(.truncated) }
-        guard bytes[offset] == tag else { throw .invalidDER(.unexpectedTag) }
+        guard declassified(bytes[offset]) == tag else { throw .invalidDER(.unexpectedTag) }
         offset += 1
         guard offset < end else { throw .invalidDER(.truncated) }
-        let first = bytes[offset]
+        let first = declassified(bytes[offset])
         offset += 1
         var length: Int
         if first < 0x80 {
@@ -30,9 +42,9 @@ struct DERReader {
             guard count != 0 else { throw .invalidDER(.nonMinimalLength) }  // indefinite form
             guard count <= 4 else { throw .invalidDER(.lengthTooLarge) }
             guard end - offset >= count else { throw .invalidDER(.truncated) }
-            guard bytes[offset] != 0 else { throw .invalidDER(.nonMinimalLength) }
+            guard declassified(bytes[offset]) != 0 else { throw .invalidDER(.nonMinimalLength) }
             length = 0
-            for k in 0..<count { length = length << 8 | Int(bytes[offset + k]) }
+            for k in 0..<count { length = length << 8 | Int(declassified(bytes[offset + k])) }
             offset += count
             guard length >= 0x80 else { throw .invalidDER(.nonMinimalLength) }
         }
@@ -45,32 +57,96 @@ struct DERReader {
     /// The remaining bytes.
     var rest: ArraySlice<UInt8> { bytes[offset..<end] }
 
-    /// A positive INTEGER.
+    /// A positive INTEGER that is public (a modulus, a public exponent).
+    ///
+    /// Public by design (declassified here): the content octets, which a private key's DER carries
+    /// next to the secrets (n and e are the public half of the key).
     mutating func positiveInteger() throws(RampartError) -> BigUInt {
-        let v = try integerBytes()
+        let v = try integerBytes(declassifying: true)
         guard v.first.map({ $0 & 0x80 == 0 }) ?? false else { throw .invalidDER(.negativeInteger) }
         let value = BigUInt(bigEndian: v)
         guard !value.isZero else { throw .invalidDER(.zeroInteger) }
         return value
     }
 
-    /// A non-negative INTEGER that fits in an Int (versions).
+    /// A non-negative INTEGER that fits in an Int (versions; public, declassified as in
+    /// ``positiveInteger()``).
     mutating func smallInteger() throws(RampartError) -> Int {
-        let v = try integerBytes()
+        let v = try integerBytes(declassifying: true)
         guard v.count <= 4, v[v.startIndex] & 0x80 == 0 else { throw .invalidDER(.unsupported) }
         return v.reduce(0) { $0 << 8 | Int($1) }
     }
 
-    /// The content octets of an INTEGER, checked to be minimal.
-    private mutating func integerBytes() throws(RampartError) -> ArraySlice<UInt8> {
+    /// The content octets of an INTEGER, checked to be minimal; declassified first when asked.
+    private mutating func integerBytes(declassifying: Bool) throws(RampartError) -> ArraySlice<UInt8> {
         let r = try element(0x02)
         let v = r.rest
         guard !v.isEmpty else { throw .invalidDER(.truncated) }
+        if declassifying { v.withUnsafeBytes { declassify($0.baseAddress!, $0.count) } }
         if v.count > 1 {
             let b0 = v[v.startIndex], b1 = v[v.startIndex + 1]
             if (b0 == 0 && b1 & 0x80 == 0) || (b0 == 0xFF && b1 & 0x80 != 0) { throw .invalidDER(.nonMinimalInteger) }
         }
         return v
+    }
+
+    /// A positive INTEGER that is secret (d, p, q, dp, dq, qinv of a private key), as
+    /// `⌈length / 8⌉` limbs, least significant first: the width follows from the content length
+    /// (public, like every DER length), and a leading zero byte is read like any other byte, so no
+    /// branch and no address depends on the value.
+    ///
+    /// The checks of ``positiveInteger()`` (minimal encoding, not negative, not zero) are computed
+    /// with masks over the value and give one status. Public by design (declassified here): that
+    /// status, zero for every well-formed key, so that a malformed one is refused with the same
+    /// error as before.
+    mutating func secretInteger() throws(RampartError) -> [UInt64] {
+        let r = try element(0x02)
+        let v = r.rest
+        guard !v.isEmpty else { throw .invalidDER(.truncated) }
+        let (limbs, status) = v.withUnsafeBytes { raw -> ([UInt64], UInt64) in
+            let l = LimbMath.limbs(bigEndianFixed: raw)
+            @inline(__always) func equal(_ a: UInt8, _ b: UInt8) -> UInt64 { ConstantTime.isZeroMask(UInt64(a ^ b)) }
+            @inline(__always) func highBit(_ a: UInt8) -> UInt64 { 0 &- UInt64(a >> 7) }
+            let b0 = raw[0]
+            // 00 followed by a byte below 80, or FF followed by a byte from 80: a redundant first byte.
+            var nonMinimal: UInt64 = 0
+            if raw.count > 1 {
+                let b1 = raw[1]
+                nonMinimal = (equal(b0, 0) & ~highBit(b1)) | (equal(b0, 0xFF) & highBit(b1))
+            }
+            let negative = highBit(b0)
+            var any: UInt64 = 0
+            for x in l { any |= x }
+            let zero = ConstantTime.isZeroMask(any)
+            // The first failing check, in the order positiveInteger() makes them.
+            return (l, (nonMinimal & 1) | (~nonMinimal & negative & 2) | (~nonMinimal & ~negative & zero & 3))
+        }
+        let verdict = declassified(status)
+        if verdict == 0 { return limbs }
+        var l = limbs
+        l.secureWipe()
+        switch verdict {
+        case 1: throw .invalidDER(.nonMinimalInteger)
+        case 2: throw .invalidDER(.negativeInteger)
+        default: throw .invalidDER(.zeroInteger)
+        }
+    }
+
+    /// The AlgorithmIdentifier of rsaEncryption (OID 1.2.840.113549.1.1.1, parameters NULL), as
+    /// SubjectPublicKeyInfo and PKCS#8 carry it.
+    ///
+    /// Public by design (declassified here): the OID's content octets, which name the algorithm
+    /// (in a PKCS#8 private key they are the same for every RSA key).
+    mutating func rsaAlgorithmIdentifier() throws(RampartError) {
+        var alg = try element(0x30)
+        var oid = try alg.element(0x06)
+        let content = oid.rest
+        content.withUnsafeBytes { if let b = $0.baseAddress { declassify(b, $0.count) } }
+        guard content.elementsEqual([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) else { throw .invalidDER(.unsupported) }
+        oid.offset = oid.end
+        let null = try alg.element(0x05)
+        guard null.isAtEnd else { throw .invalidDER(.unsupported) }
+        try alg.finish()
     }
 
     /// Throws unless every byte was consumed.
@@ -116,123 +192,21 @@ struct DERReader {
         return element(0x30, content)
     }
 
+    /// One element whose content is a secret, assembled in one allocation (no stray copies; the
+    /// returned encoding is the caller's to wipe).
+    static func secretElement(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+        let header = [tag] + length(content.count)
+        var out = [UInt8]()
+        out.reserveCapacity(header.count + content.count)
+        out.append(contentsOf: header)
+        out.append(contentsOf: content)
+        return out
+    }
+
     /// A non-negative INTEGER.
     public static func integer(_ v: BigUInt) -> [UInt8] {
         var b = v.bigEndianBytes()
         if b.isEmpty || b[0] & 0x80 != 0 { b.insert(0, at: 0) }
         return element(0x02, b)
-    }
-}
-
-/// PEM armour with strict Base64 bodies.
-public enum PEM {
-    /// Decodes every PEM block in `text`: its label (`RSA PUBLIC KEY`, `PUBLIC KEY`, ...) and DER.
-    ///
-    /// Lines may end in LF or CRLF; blank lines and text outside blocks are ignored. The body must be
-    /// canonical Base64 (standard alphabet, `=` padding, zero pad bits).
-    /// - Throws: ``RampartError/invalidDER(_:)`` with `.invalidPEM` for unmatched armour or bad
-    ///   Base64, and when there is no block at all.
-    public static func decodeAll(_ text: String) throws(RampartError) -> [(label: String, der: [UInt8])] {
-        var out: [(String, [UInt8])] = []
-        var label: [UInt8]? = nil
-        var body: [UInt8] = []
-        let begin = Array("-----BEGIN ".utf8), end = Array("-----END ".utf8), dashes = Array("-----".utf8)
-        func hasPrefix(_ l: ArraySlice<UInt8>, _ p: [UInt8]) -> Bool { l.count >= p.count && l.prefix(p.count).elementsEqual(p) }
-        for raw in Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false) {
-            var line = raw
-            if line.last == 0x0D { line = line.dropLast() }
-            if let l = label {
-                if hasPrefix(line, end) {
-                    guard line.elementsEqual(end + l + dashes) else { throw .invalidDER(.invalidPEM) }
-                    out.append((String(decoding: l, as: UTF8.self), try base64Decode(body)))
-                    label = nil
-                    body = []
-                } else if hasPrefix(line, dashes) {
-                    throw .invalidDER(.invalidPEM)
-                } else {
-                    body += line
-                }
-            } else if hasPrefix(line, begin) {
-                guard line.count > begin.count + dashes.count, line.suffix(dashes.count).elementsEqual(dashes) else {
-                    throw .invalidDER(.invalidPEM)
-                }
-                label = Array(line.dropFirst(begin.count).dropLast(dashes.count))
-            } else if hasPrefix(line, end) {
-                throw .invalidDER(.invalidPEM)
-            }
-        }
-        guard label == nil, !out.isEmpty else { throw .invalidDER(.invalidPEM) }
-        return out
-    }
-
-    /// Wraps DER in PEM armour with 64-character Base64 lines and a final newline.
-    public static func encode(label: String, der: [UInt8]) -> String {
-        let b64 = base64Encode(der)
-        var s = "-----BEGIN \(label)-----\n"
-        var i = b64.startIndex
-        while i < b64.endIndex {
-            let j = b64.index(i, offsetBy: 64, limitedBy: b64.endIndex) ?? b64.endIndex
-            s += String(decoding: b64[i..<j], as: UTF8.self) + "\n"
-            i = j
-        }
-        return s + "-----END \(label)-----\n"
-    }
-
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    /// Base64 with padding.
-    @_spi(Testing) public static func base64Encode(_ d: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        var i = 0
-        while i + 3 <= d.count {
-            let v = UInt32(d[i]) << 16 | UInt32(d[i + 1]) << 8 | UInt32(d[i + 2])
-            for s in [18, 12, 6, 0] { out.append(alphabet[Int((v >> UInt32(s)) & 63)]) }
-            i += 3
-        }
-        let rem = d.count - i
-        if rem > 0 {
-            let v = UInt32(d[i]) << 16 | (rem == 2 ? UInt32(d[i + 1]) << 8 : 0)
-            out.append(alphabet[Int((v >> 18) & 63)])
-            out.append(alphabet[Int((v >> 12) & 63)])
-            out.append(rem == 2 ? alphabet[Int((v >> 6) & 63)] : 0x3D)
-            out.append(0x3D)
-        }
-        return out
-    }
-
-    static func value(_ c: UInt8) -> UInt32? {
-        switch c {
-        case 0x41...0x5A: return UInt32(c - 0x41)
-        case 0x61...0x7A: return UInt32(c - 0x61 + 26)
-        case 0x30...0x39: return UInt32(c - 0x30 + 52)
-        case 0x2B: return 62
-        case 0x2F: return 63
-        default: return nil
-        }
-    }
-
-    /// Strict Base64: length a multiple of 4, padding only at the end, zero pad bits.
-    @_spi(Testing) public static func base64Decode(_ s: [UInt8]) throws(RampartError) -> [UInt8] {
-        guard s.count % 4 == 0, !s.isEmpty else { throw .invalidDER(.invalidPEM) }
-        var out: [UInt8] = []
-        out.reserveCapacity(s.count / 4 * 3)
-        var i = 0
-        while i < s.count {
-            let last = i + 4 == s.count
-            let pad = last ? (s[i + 3] == 0x3D ? (s[i + 2] == 0x3D ? 2 : 1) : 0) : 0
-            var v: UInt32 = 0
-            for k in 0..<4 {
-                if k >= 4 - pad { v <<= 6; continue }
-                guard let d = value(s[i + k]) else { throw .invalidDER(.invalidPEM) }
-                v = v << 6 | d
-            }
-            out.append(UInt8(v >> 16))
-            if pad < 2 { out.append(UInt8((v >> 8) & 0xFF)) }
-            if pad < 1 { out.append(UInt8(v & 0xFF)) }
-            // Non-canonical: the bits dropped by the padding must be zero.
-            if (pad == 1 && v & 0xFF != 0) || (pad == 2 && v & 0xFFFF != 0) { throw .invalidDER(.invalidPEM) }
-            i += 4
-        }
-        return out
     }
 }

@@ -79,13 +79,7 @@ public enum RSA {
             var top = DERReader(der)
             var spki = try top.element(0x30)
             try top.finish()
-            var alg = try spki.element(0x30)
-            var oid = try alg.element(0x06)
-            guard Array(oid.rest) == [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01] else { throw .invalidDER(.unsupported) }
-            oid.offset = oid.end
-            let null = try alg.element(0x05)
-            guard null.isAtEnd else { throw .invalidDER(.unsupported) }
-            try alg.finish()
+            try spki.rsaAlgorithmIdentifier()
             let bits = try spki.element(0x03)
             try spki.finish()
             let content = Array(bits.rest)
@@ -165,33 +159,103 @@ public enum RSA {
         let modP: Modulus, modQ: Modulus
 
         /// Builds a key from its PKCS#1 numbers, checking that they are consistent:
-        /// n = p·q, dp = d mod (p − 1), dq = d mod (q − 1), q·qinv ≡ 1 (mod p), e·dp ≡ 1 (mod p − 1),
-        /// e·dq ≡ 1 (mod q − 1). Primality of p and q is not re-tested. The key keeps its own copies
-        /// of the numbers; the caller's values are not retained (wipe them with `wipe()`).
+        /// n = p·q, dp = d mod (p − 1), dq = d mod (q − 1), qinv < p, q·qinv ≡ 1 (mod p),
+        /// e·dp ≡ 1 (mod p − 1), e·dq ≡ 1 (mod q − 1), and d fits in n's limbs. Primality of p and q is
+        /// not re-tested. The key keeps its own copies of the numbers; the caller's values are not
+        /// retained (wipe them with `wipe()`).
         ///
-        /// The consistency checks use variable-time arithmetic (they run once, when the key is
-        /// loaded); every operation with the key afterwards is constant time.
+        /// The checks run in fixed-width constant-time arithmetic (``init(modulus:publicExponent:fixedWidth:)``),
+        /// but a `BigUInt` shows its limb count: keys parsed from DER or PEM never become one.
         ///
         /// - Throws: ``RampartError/invalidRSAKey`` when a check fails.
         public init(modulus n: BigUInt, publicExponent e: BigUInt, privateExponent d: BigUInt, prime1 p: BigUInt, prime2 q: BigUInt,
                     exponent1 dp: BigUInt, exponent2 dq: BigUInt, coefficient qinv: BigUInt) throws(RampartError) {
+            try self.init(modulus: n, publicExponent: e,
+                          fixedWidth: (d: d.limbs, p: p.limbs, q: q.limbs, dp: dp.limbs, dq: dq.limbs, qinv: qinv.limbs))
+        }
+
+        /// Builds a key from its public numbers and its secret ones as little-endian limbs of any
+        /// width (DER's fixed widths, with zero limbs on top allowed), checking the consistency
+        /// conditions of ``init(modulus:publicExponent:privateExponent:prime1:prime2:exponent1:exponent2:coefficient:)``
+        /// in time that depends on the limb counts only.
+        ///
+        /// Public by design, and made so at these points only: the significant limb counts of p and q
+        /// (declassified in `BigUInt(secretLimbs:)`: a `Modulus` has a public limb count, and these
+        /// follow from n's up to one limb), whether p and q are usable moduli (odd and above one:
+        /// declassified in `Modulus.init`), and the one bit that says whether every other check
+        /// passed. The checks: n = p·q by a schoolbook product compared with masks; d mod (p − 1) and
+        /// e·dp mod (p − 1) by `LimbMath.reduceCT` (word-serial division without a divide instruction,
+        /// any parity; p − 1 is p with its low bit cleared, p being odd); q·qinv mod p by Montgomery
+        /// products modulo p; qinv < p by a borrow.
+        init(modulus n: BigUInt, publicExponent e: BigUInt,
+             fixedWidth s: (d: [UInt64], p: [UInt64], q: [UInt64], dp: [UInt64], dq: [UInt64], qinv: [UInt64])) throws(RampartError) {
             publicKey = try PublicKey(modulus: n, publicExponent: e)
-            let one = BigUInt(1)
-            guard p > one, q > one else { throw .invalidRSAKey }
-            var p1 = p.subtracting(knownSmaller: one), q1 = q.subtracting(knownSmaller: one)  // p, q > 1 (checked above)
-            var t1 = p * q, t2 = (try? d.remainder(dividingBy: p1)) ?? BigUInt(), t3 = (try? d.remainder(dividingBy: q1)) ?? BigUInt()
-            var qq = q * qinv, edp = e * dp, edq = e * dq
-            var t4 = (try? qq.remainder(dividingBy: p)) ?? BigUInt()
-            var t5 = (try? edp.remainder(dividingBy: p1)) ?? BigUInt(), t6 = (try? edq.remainder(dividingBy: q1)) ?? BigUInt()
-            qq.wipe(); edp.wipe(); edq.wipe()
-            let consistent = t1 == n && t2 == dp && t3 == dq && qinv < p && t4 == one && t5 == one && t6 == one
-                && d.limbs.count <= n.limbs.count
-            p1.wipe(); q1.wipe(); t1.wipe(); t2.wipe(); t3.wipe(); t4.wipe(); t5.wipe(); t6.wipe()
-            guard consistent, let mp = try? Modulus(p), let mq = try? Modulus(q) else { throw .invalidRSAKey }
-            let np = p.limbs.count, nq = q.limbs.count
-            secrets = Secrets(d: SecretLimbs(d, count: n.limbs.count), p: SecretLimbs(p, count: np),
-                              q: SecretLimbs(q, count: nq), dp: SecretLimbs(dp, count: np),
-                              dq: SecretLimbs(dq, count: nq), qinv: SecretLimbs(qinv, count: np))
+            var pv = BigUInt(secretLimbs: s.p), qv = BigUInt(secretLimbs: s.q)
+            defer { pv.wipe(); qv.wipe() }
+            let nn = n.limbs.count, np = pv.limbs.count, nq = qv.limbs.count, ne = e.limbs.count
+            // p·q has np + nq or np + nq − 1 limbs (public counts): anything else cannot be n (and an
+            // absurdly long p or q costs nothing more).
+            guard np > 0, nq > 0, nn <= np + nq, np + nq <= nn + 1 else { throw .invalidRSAKey }
+            let mp: Modulus, mq: Modulus
+            do { mp = try Modulus(pv); mq = try Modulus(qv) } catch { throw .invalidRSAKey }
+            let k = max(np, nq)
+            // Layout: d (nn) | p, p − 1, dp, qinv (np each) | q, q − 1, dq (nq each) | p·q, n (np + nq each)
+            //         | e·dp or e·dq (ne + k) | r (k), t (k + 1)
+            let ws = 4 * np + 3 * nq + 2 * (np + nq) + (ne + k) + 2 * k + 1 + nn
+            let (ok, stored) = Modulus.withWorkspace(limbs: ws) { w -> (UInt64, Secrets) in
+                let d = w, p = d + nn, p1 = p + np, dp = p1 + np, qinv = dp + np
+                let q = qinv + np, q1 = q + nq, dq = q1 + nq, pq = dq + nq, nPad = pq + np + nq
+                let ed = nPad + np + nq, r = ed + ne + k, t = r + k
+                var ok = ~UInt64(0)
+                // The numbers at their widths (the limbs of p and q beyond np and nq are zero: that is
+                // how np and nq were found); d, dp, dq and qinv must fit theirs.
+                _ = LimbMath.fit(s.p, into: p, np)
+                _ = LimbMath.fit(s.q, into: q, nq)
+                ok &= ~LimbMath.fit(s.d, into: d, nn)
+                ok &= ~LimbMath.fit(s.dp, into: dp, np)
+                ok &= ~LimbMath.fit(s.dq, into: dq, nq)
+                ok &= ~LimbMath.fit(s.qinv, into: qinv, np)
+                // n = p·q.
+                LimbMath.multiply(pq, p, np, q, nq)
+                n.limbs.withUnsafeBufferPointer { nPad.update(from: $0.baseAddress!, count: nn) }
+                ok &= LimbMath.equalMask(pq, nPad, np + nq)
+                // p − 1 and q − 1: p and q are odd (Modulus.init refused them otherwise).
+                p1.update(from: p, count: np)
+                p1[0] &= ~1
+                q1.update(from: q, count: nq)
+                q1[0] &= ~1
+                // dp = d mod (p − 1), dq = d mod (q − 1).
+                LimbMath.reduceCT(r, d, nn, modulo: p1, np, scratch: t)
+                ok &= LimbMath.equalMask(r, dp, np)
+                LimbMath.reduceCT(r, d, nn, modulo: q1, nq, scratch: t)
+                ok &= LimbMath.equalMask(r, dq, nq)
+                // e·dp ≡ 1 (mod p − 1), e·dq ≡ 1 (mod q − 1).
+                e.limbs.withUnsafeBufferPointer { pe in
+                    LimbMath.multiply(ed, pe.baseAddress!, ne, dp, np)
+                    LimbMath.reduceCT(r, ed, ne + np, modulo: p1, np, scratch: t)
+                    ok &= LimbMath.isOneMask(r, np)
+                    LimbMath.multiply(ed, pe.baseAddress!, ne, dq, nq)
+                    LimbMath.reduceCT(r, ed, ne + nq, modulo: q1, nq, scratch: t)
+                    ok &= LimbMath.isOneMask(r, nq)
+                }
+                // qinv < p and q·qinv ≡ 1 (mod p) (q reduced modulo p first: PKCS#1 does not order p and q).
+                ok &= LimbMath.lessMask(qinv, p, np)
+                var qCopy = Array(UnsafeBufferPointer(start: q, count: nq))
+                var qModP = mp.reduceCT(qCopy)
+                var product = mp.multiplyCT(qModP, qinv)
+                ok &= product.withUnsafeBufferPointer { LimbMath.isOneMask($0.baseAddress!, np) }
+                qCopy.secureWipe()
+                qModP.secureWipe()
+                product.secureWipe()
+                let stored = Secrets(d: SecretLimbs(copying: d, count: nn), p: SecretLimbs(copying: p, count: np),
+                                     q: SecretLimbs(copying: q, count: nq), dp: SecretLimbs(copying: dp, count: np),
+                                     dq: SecretLimbs(copying: dq, count: nq), qinv: SecretLimbs(copying: qinv, count: np))
+                return (ok, stored)
+            }
+            // Public by design: whether the key is consistent (it is loaded or refused); which check
+            // failed is not released.
+            guard declassified(ok) == ~UInt64(0) else { throw .invalidRSAKey }
+            secrets = stored
             modP = mp
             modQ = mq
         }
@@ -251,30 +315,66 @@ public enum RSA {
             for mod in [modP, modQ] { mod.withSecretRegion(body) }
         }
 
-        /// Parses PKCS#1 PEM (`BEGIN RSA PRIVATE KEY`, version 0, two primes).
+        /// Parses PEM: `BEGIN RSA PRIVATE KEY` (PKCS#1, version 0, two primes) or `BEGIN PRIVATE KEY`
+        /// (PKCS#8 with rsaEncryption, what `openssl genpkey` and most libraries write). The text must
+        /// hold exactly one block; lines may end in LF or CRLF.
         ///
         /// - Throws: ``RampartError/invalidDER(_:)``, ``RampartError/invalidRSAKey``.
         public init(pemRepresentation pem: String) throws(RampartError) {
             var blocks = try PEM.decodeAll(pem)
             // Wiped in place: no other reference to the decoded DER is kept.
             defer { for i in blocks.indices { blocks[i].der.secureWipe() } }
-            guard blocks.count == 1, blocks[0].label == "RSA PRIVATE KEY" else { throw .invalidDER(.invalidPEM) }
-            try self.init(pkcs1DERRepresentation: blocks[0].der)
+            guard blocks.count == 1 else { throw .invalidDER(.invalidPEM) }
+            switch blocks[0].label {
+            case "RSA PRIVATE KEY": try self.init(pkcs1DERRepresentation: blocks[0].der)
+            case "PRIVATE KEY": try self.init(pkcs8DERRepresentation: blocks[0].der)
+            default: throw .invalidDER(.invalidPEM)
+            }
+        }
+
+        /// Parses a PKCS#8 `PrivateKeyInfo` (RFC 5208; version 0, algorithm rsaEncryption with NULL
+        /// parameters, no attributes) around PKCS#1 `RSAPrivateKey` DER.
+        ///
+        /// Read as ``init(pkcs1DERRepresentation:)`` reads PKCS#1, in place (no copy of the inner
+        /// key); the wrapper's version and algorithm identifier are public by design.
+        public init(pkcs8DERRepresentation der: [UInt8]) throws(RampartError) {
+            var top = DERReader(der)
+            var info = try top.element(0x30)
+            try top.finish()
+            guard try info.smallInteger() == 0 else { throw .invalidDER(.unsupported) }
+            try info.rsaAlgorithmIdentifier()
+            var key = try info.element(0x04)
+            try info.finish()
+            try self.init(rsaPrivateKey: &key)
         }
 
         /// Parses PKCS#1 `RSAPrivateKey` DER (version 0).
+        ///
+        /// The DER may be treated as secret as a whole: the reader makes public only its structure
+        /// (tags and lengths), the version, n and e, and whether each secret integer is well formed
+        /// (`DERReader`); the secret integers are read at the fixed width their lengths give and
+        /// checked in constant time (``init(modulus:publicExponent:fixedWidth:)``).
         public init(pkcs1DERRepresentation der: [UInt8]) throws(RampartError) {
             var top = DERReader(der)
+            try self.init(rsaPrivateKey: &top)
+        }
+
+        /// Reads `RSAPrivateKey` DER that fills `top` (PKCS#1 alone, or PKCS#8's OCTET STRING).
+        init(rsaPrivateKey top: inout DERReader) throws(RampartError) {
             var seq = try top.element(0x30)
             try top.finish()
             guard try seq.smallInteger() == 0 else { throw .invalidDER(.unsupported) }
             let n = try seq.positiveInteger(), e = try seq.positiveInteger()
-            var d = try seq.positiveInteger(), p = try seq.positiveInteger(), q = try seq.positiveInteger()
-            var dp = try seq.positiveInteger(), dq = try seq.positiveInteger(), qinv = try seq.positiveInteger()
-            defer { d.wipe(); p.wipe(); q.wipe(); dp.wipe(); dq.wipe(); qinv.wipe() }
+            var d = [UInt64](), p = [UInt64](), q = [UInt64](), dp = [UInt64](), dq = [UInt64](), qinv = [UInt64]()
+            defer { d.secureWipe(); p.secureWipe(); q.secureWipe(); dp.secureWipe(); dq.secureWipe(); qinv.secureWipe() }
+            d = try seq.secretInteger()
+            p = try seq.secretInteger()
+            q = try seq.secretInteger()
+            dp = try seq.secretInteger()
+            dq = try seq.secretInteger()
+            qinv = try seq.secretInteger()
             try seq.finish()
-            try self.init(modulus: n, publicExponent: e, privateExponent: d, prime1: p, prime2: q,
-                          exponent1: dp, exponent2: dq, coefficient: qinv)
+            try self.init(modulus: n, publicExponent: e, fixedWidth: (d: d, p: p, q: q, dp: dp, dq: dq, qinv: qinv))
         }
 
         /// PKCS#1 `RSAPrivateKey` DER. Holds the secret: wipe it (`secureWipe()`) when done.
@@ -296,6 +396,23 @@ public enum RSA {
             var der = pkcs1DERRepresentation
             defer { der.secureWipe() }
             return PEM.encode(label: "RSA PRIVATE KEY", der: der)
+        }
+
+        /// PKCS#8 `PrivateKeyInfo` DER (version 0, rsaEncryption). Holds the secret: wipe it
+        /// (`secureWipe()`) when done.
+        public var pkcs8DERRepresentation: [UInt8] {
+            var inner = pkcs1DERRepresentation
+            defer { inner.secureWipe() }
+            var octets = DERWriter.secretElement(0x04, inner)
+            defer { octets.secureWipe() }
+            return DERWriter.secretSequence([DERWriter.element(0x02, [0]), RSA.rsaAlgorithmIdentifier, octets])
+        }
+
+        /// PKCS#8 PEM (`BEGIN PRIVATE KEY`).
+        public var pkcs8PEMRepresentation: String {
+            var der = pkcs8DERRepresentation
+            defer { der.secureWipe() }
+            return PEM.encode(label: "PRIVATE KEY", der: der)
         }
 
         /// The raw private operation `x^d mod n` with the CRT, in constant time with respect to the
