@@ -122,19 +122,22 @@ let package = Package(
             path: "Sources/RampartAccelAVX2Mont",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
-        // AES-GCM on 256-bit vectors (VAES + VPCLMULQDQ, sixteen blocks per iteration): its own tier,
-        // opt-in by detection (`Kernels.ghashWide`). No AVX-512 instructions.
+        // AES-GCM, CTR and CBC decryption on 256-bit vectors (VAES + VPCLMULQDQ, sixteen blocks per
+        // iteration): its own tier, the registry's `ghash: vaes+vpclmulqdq` and `aes: aes-ni+vaes`, which
+        // run the rest of a message on RampartAccelAESAVX's and RampartAccelAESNI's kernels. No AVX-512
+        // instructions.
         .target(
             name: "RampartAccelVAES",
-            dependencies: ["RampartAccelAESNI", "RampartKernelSupport"],
+            dependencies: ["RampartAccelAESNI", "RampartAccelAESAVX", "RampartKernelSupport"],
             path: "Sources/RampartAccelVAES",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+vaes", "+vpclmulqdq", "+pclmul", "+aes", "+ssse3", "+sse4.1"])
         ),
         // AES-IGE of sixteen messages at once with VAES on 512-bit registers (MTProto's batch encryption
-        // on processors with full-width 512-bit units): its own tier, opt-in by detection
-        // (`Kernels.igeLanes`), so that the 256-bit VAES tier stays free of AVX-512 instructions.
+        // on processors with full-width 512-bit units): its own tier (`ige-lanes: vaes512-x16`, keys
+        // expanded by RampartAccelAESNI), so that the 256-bit VAES tier stays free of AVX-512 instructions.
         .target(
             name: "RampartAccelVAES512",
+            dependencies: ["RampartAccelAESNI", "RampartKernelSupport"],
             path: "Sources/RampartAccelVAES512",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+aes", "+vaes", "+ssse3", "+sse4.1", "+avx512f", "+avx512vl"])
         ),

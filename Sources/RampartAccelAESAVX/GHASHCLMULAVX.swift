@@ -7,6 +7,7 @@
 
 import Swift
 import RampartAccelAESNI
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -34,6 +35,30 @@ public func aesniAVXGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: U
                                _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
                                _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
     X86AES.gcmDecrypt(rk, rounds, table, counter, state, input, output, blocks)
+}
+
+/// ``GHASHCLMUL`` with its absorb and GCM loops in the AVX build (the table is the same, computed by
+/// RampartAccelAESNI's `ghashPrecompute`): chosen where AVX2 is present.
+public enum GHASHCLMULAVX: GHASHImplementation {
+    public static var name: String { "pclmulqdq+avx" }
+    public static var requires: KernelFeatures { [.aes, .pclmul, .ssse3, .sse41, .avx2] }
+    public static var aesLayout: AESScheduleLayout { .aesni }
+    public static func precompute(_ h: UnsafeRawPointer, _ table: UnsafeMutableRawPointer, absorbBlocks: Int, gcmBlocks: Int) {
+        GHASHCLMUL.precompute(h, table, absorbBlocks: absorbBlocks, gcmBlocks: gcmBlocks)
+    }
+    public static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ data: UnsafeRawPointer, _ n: Int) {
+        ghashBlocksAVX(table, state, data, n)
+    }
+    public static func gcmEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniAVXGCMEncrypt(schedule, rounds, table, counter, state, src, dst, n)
+    }
+    public static func gcmDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniAVXGCMDecrypt(schedule, rounds, table, counter, state, src, dst, n)
+    }
 }
 
 #endif

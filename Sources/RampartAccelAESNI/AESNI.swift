@@ -98,4 +98,84 @@ public func aesniIGEEncrypt8(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rou
     X86AES.igeEncrypt8(schedules, rounds, ivs, data, strides, blocks)
 }
 
+/// `count` AES-256 encryption schedules (240 bytes each, `stride` bytes apart from `enc`) for the
+/// multi-buffer IGE kernels: four keys at a time in lockstep, the rest one by one. Returns 14, the
+/// number of rounds.
+public func aesniExpandKeys256Encrypt(_ keys: UnsafePointer<UnsafeRawPointer>, _ count: Int, _ enc: UnsafeMutableRawPointer,
+                                      _ stride: Int) -> Int {
+    var i = 0
+    while i + 4 <= count {
+        aesniExpandKeys256Encrypt4(keys + i, enc + stride * i, stride)
+        i += 4
+    }
+    while i < count {
+        _ = aesniExpandKey256Encrypt(keys[i], enc + stride * i)
+        i += 1
+    }
+    return 14
+}
+
+// MARK: - Conformances (Rampart/Platform/Registrations.swift lists them)
+
+/// AES on AES-NI, in the `.aesni` schedule layout: encryption round keys at offset 0, decryption keys
+/// at 256.
+public enum AESNI: AESImplementation {
+    public static var name: String { "aes-ni" }
+    public static var requires: KernelFeatures { [.aes, .ssse3, .sse41] }
+    public static var layout: AESScheduleLayout { .aesni }
+    public static var scheduleBytes: Int { 512 }
+    /// Offset of the decryption round keys.
+    public static var decryptionOffset: Int { 256 }
+
+    public static func expandKey(_ key: UnsafeRawPointer, _ keyLength: Int, _ schedule: UnsafeMutableRawPointer) -> Int {
+        aesniExpandKey(key, keyLength, schedule, schedule + decryptionOffset)
+    }
+    public static func encryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                                  _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniEncryptECB(schedule, rounds, src, dst, n)
+    }
+    public static func decryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                                  _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniDecryptECB(schedule + decryptionOffset, rounds, src, dst, n)
+    }
+    public static func ctr(_ schedule: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniCTR(schedule, rounds, counter, src, dst, n)
+    }
+    public static func cbcEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniCBCEncrypt(schedule, rounds, iv, src, dst, n)
+    }
+    public static func cbcDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniCBCDecrypt(schedule + decryptionOffset, rounds, iv, src, dst, n)
+    }
+    public static func igeEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniIGEEncrypt(schedule, rounds, iv, src, dst, n)
+    }
+    public static func igeDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniIGEDecrypt(schedule + decryptionOffset, rounds, iv, src, dst, n)
+    }
+}
+
+/// Eight IGE messages at once on AES-NI, one round of every lane per step, so that the two AES units
+/// stay busy (MTProto's batch encryption where the 512-bit VAES kernel does not run).
+public enum IGELanesAESNIx8: IGELanesImplementation {
+    public static var name: String { "aes-ni-x8" }
+    public static var requires: KernelFeatures { [.aes, .ssse3, .sse41] }
+    public static var lanes: Int { 8 }
+    public static var scheduleBytes: Int { 256 }
+    public static var scratchBytes: Int { 0 }
+    public static func expandKeys256(_ keys: UnsafePointer<UnsafeRawPointer>, _ count: Int, _ schedules: UnsafeMutableRawPointer) -> Int {
+        aesniExpandKeys256Encrypt(keys, count, schedules, scheduleBytes)
+    }
+    public static func encrypt(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rounds: Int, _ ivs: UnsafePointer<UnsafeMutableRawPointer>,
+                               _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int,
+                               _ scratch: UnsafeMutableRawPointer) {
+        aesniIGEEncrypt8(schedules, rounds, ivs, data, strides, n)
+    }
+}
+
 #endif

@@ -42,4 +42,30 @@ public func aesniGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsa
     X86AES.gcmDecrypt(rk, rounds, table, counter, state, input, output, blocks)
 }
 
+/// GHASH on PCLMULQDQ with GCM's CTR and GHASH stitched on AES-NI (legacy SSE encoding: processors
+/// without AVX2), reading the `.aesni` schedule layout. The table is the 256-byte one of
+/// ``ghashPrecompute(_:_:_:)``.
+public enum GHASHCLMUL: GHASHImplementation {
+    public static var name: String { "pclmulqdq" }
+    public static var requires: KernelFeatures { [.aes, .pclmul, .ssse3, .sse41] }
+    public static var aesLayout: AESScheduleLayout { .aesni }
+    /// H_1 ... H_8 when some call takes eight blocks at once, else H_1 alone.
+    public static func precompute(_ h: UnsafeRawPointer, _ table: UnsafeMutableRawPointer, absorbBlocks: Int, gcmBlocks: Int) {
+        ghashPrecompute(h, table, max(absorbBlocks, gcmBlocks) >= 8)
+    }
+    public static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ data: UnsafeRawPointer, _ n: Int) {
+        ghashBlocks(table, state, data, n)
+    }
+    public static func gcmEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniGCMEncrypt(schedule, rounds, table, counter, state, src, dst, n)
+    }
+    public static func gcmDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        aesniGCMDecrypt(schedule, rounds, table, counter, state, src, dst, n)
+    }
+}
+
 #endif

@@ -15,6 +15,7 @@
 
 import Swift
 import RampartAccelAESNI
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -233,6 +234,21 @@ public func aesniIGEDecryptSHA256(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: U
                                   _ state: UnsafeMutablePointer<UInt32>, _ prefix: UnsafeRawPointer,
                                   _ constants: UnsafePointer<UInt32>) -> Int {
     X86AES.igeDecryptSHA256Body(dk, rounds, iv, input, output, blocks, state, prefix, constants)
+}
+
+/// IGE decryption on AES-NI stitched with SHA-256 on the SHA extensions, reading the `.aesni` schedule's
+/// decryption keys (the registry selects it where the SHA-256 kernel is SHA-NI).
+public enum IGESHA256NI: IGESHA256Implementation {
+    public static var name: String { "aes-ni+sha-ni" }
+    public static var requires: KernelFeatures { [.aes, .sha, .ssse3, .sse41] }
+    public static var aesLayout: AESScheduleLayout { .aesni }
+    public static func decrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                               _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int,
+                               _ state: UnsafeMutablePointer<UInt32>, _ prefix: UnsafeRawPointer) -> Int {
+        sha256RoundConstants.withUnsafeBufferPointer {
+            aesniIGEDecryptSHA256(schedule + AESNI.decryptionOffset, rounds, iv, src, dst, n, state, prefix, $0.baseAddress!)
+        }
+    }
 }
 
 #endif

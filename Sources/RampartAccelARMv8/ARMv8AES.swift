@@ -248,4 +248,139 @@ public func armGHASHBlocks(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawP
     armStore(armReverse(y), state, 0)
 }
 
+// MARK: - GCM (CTR with GCM's 32-bit counter, then GHASH, four blocks at a time)
+
+/// AES-GCM encryption of `blocks` whole blocks: CTR with the 32-bit counter of `counter` (16 bytes,
+/// advanced by `blocks` modulo 2^32), then GHASH of the ciphertext into `state` (GCM byte order), four
+/// blocks at a time. Not stitched (the two passes run one after the other on each group): the arm64
+/// analog of the AES-NI kernels' interleaving is still to be written and measured on an arm64 machine.
+@inline(never)
+public func armGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                          _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    armGCM(rk, rounds, table, counter, state, input, output, blocks, sealing: true)
+}
+
+/// AES-GCM decryption of `blocks` whole blocks: GHASH of the ciphertext `input` into `state` and CTR
+/// decryption into `output` (the same buffer or a disjoint one).
+@inline(never)
+public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                          _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                          _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
+    armGCM(rk, rounds, table, counter, state, input, output, blocks, sealing: false)
+}
+
+@inline(__always) func armGCM(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                              _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                              _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int, sealing: Bool) {
+    let h = armLoad(table, 0)
+    var y = armReverse(armLoad(state, 0))
+    let prefix = unsafeBitCast(armLoad(counter, 0), to: SIMD4<UInt32>.self)
+    var ctr = UInt32(bigEndian: counter.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+    /// The next counter block: the first 12 bytes of `counter`, then the big-endian 32-bit count.
+    @inline(__always) func next() -> AV {
+        var b = prefix
+        b[3] = ctr.bigEndian
+        ctr &+= 1
+        return unsafeBitCast(b, to: AV.self)
+    }
+    var i = 0
+    while i + 4 <= blocks {
+        let o = 16 * i
+        let x0 = armLoad(input, o), x1 = armLoad(input, o + 16), x2 = armLoad(input, o + 32), x3 = armLoad(input, o + 48)
+        if !sealing {
+            y = armDot(y ^ armReverse(x0), h); y = armDot(y ^ armReverse(x1), h)
+            y = armDot(y ^ armReverse(x2), h); y = armDot(y ^ armReverse(x3), h)
+        }
+        var s0 = next(), s1 = next(), s2 = next(), s3 = next()
+        armEncrypt4(&s0, &s1, &s2, &s3, rk, rounds)
+        let c0 = s0 ^ x0, c1 = s1 ^ x1, c2 = s2 ^ x2, c3 = s3 ^ x3
+        armStore(c0, output, o); armStore(c1, output, o + 16); armStore(c2, output, o + 32); armStore(c3, output, o + 48)
+        if sealing {
+            y = armDot(y ^ armReverse(c0), h); y = armDot(y ^ armReverse(c1), h)
+            y = armDot(y ^ armReverse(c2), h); y = armDot(y ^ armReverse(c3), h)
+        }
+        i += 4
+    }
+    while i < blocks {
+        let x = armLoad(input, 16 * i)
+        let c = armEncrypt1(next(), rk, rounds) ^ x
+        armStore(c, output, 16 * i)
+        y = armDot(y ^ armReverse(sealing ? c : x), h)
+        i += 1
+    }
+    counter.storeBytes(of: ctr.bigEndian, toByteOffset: 12, as: UInt32.self)
+    armStore(armReverse(y), state, 0)
+}
+
+// MARK: - Conformances (Rampart/Platform/Registrations.swift lists them)
+
+/// AES on the ARMv8 cryptography extensions, in the `.armv8` schedule layout: encryption round keys at
+/// offset 0, decryption keys at 256.
+public enum ARMv8AES: AESImplementation {
+    public static var name: String { "armv8-aes" }
+    public static var requires: KernelFeatures { [.armAES] }
+    public static var layout: AESScheduleLayout { .armv8 }
+    public static var scheduleBytes: Int { 512 }
+    /// Offset of the decryption round keys.
+    public static var decryptionOffset: Int { 256 }
+
+    public static func expandKey(_ key: UnsafeRawPointer, _ keyLength: Int, _ schedule: UnsafeMutableRawPointer) -> Int {
+        armExpandKey(key, keyLength, schedule, schedule + decryptionOffset)
+    }
+    public static func encryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                                  _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armEncryptECB(schedule, rounds, src, dst, n)
+    }
+    public static func decryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                                  _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armDecryptECB(schedule + decryptionOffset, rounds, src, dst, n)
+    }
+    public static func ctr(_ schedule: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armCTR(schedule, rounds, counter, src, dst, n)
+    }
+    public static func cbcEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armCBCEncrypt(schedule, rounds, iv, src, dst, n)
+    }
+    public static func cbcDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armCBCDecrypt(schedule + decryptionOffset, rounds, iv, src, dst, n)
+    }
+    public static func igeEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armIGEEncrypt(schedule, rounds, iv, src, dst, n)
+    }
+    public static func igeDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armIGEDecrypt(schedule + decryptionOffset, rounds, iv, src, dst, n)
+    }
+}
+
+/// GHASH on PMULL, one multiplication per block, with GCM's CTR on the ARMv8 AES instructions
+/// (``armGCMEncrypt(_:_:_:_:_:_:_:_:)``), reading the `.armv8` schedule layout. The table holds H·x
+/// alone (16 bytes).
+public enum GHASHPMULL: GHASHImplementation {
+    public static var name: String { "pmull" }
+    public static var requires: KernelFeatures { [.armAES, .armPMULL] }
+    public static var aesLayout: AESScheduleLayout { .armv8 }
+    public static func precompute(_ h: UnsafeRawPointer, _ table: UnsafeMutableRawPointer, absorbBlocks: Int, gcmBlocks: Int) {
+        armGHASHPrecompute(h, table)
+    }
+    public static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ data: UnsafeRawPointer, _ n: Int) {
+        armGHASHBlocks(table, state, data, n)
+    }
+    public static func gcmEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armGCMEncrypt(schedule, rounds, table, counter, state, src, dst, n)
+    }
+    public static func gcmDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        armGCMDecrypt(schedule, rounds, table, counter, state, src, dst, n)
+    }
+}
+
 #endif

@@ -13,6 +13,7 @@
 
 import Swift
 import RampartAccelAESNI
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -108,6 +109,51 @@ public func vaesCTR(_ rk: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMuta
 public func vaesCBCDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
                            _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) -> Int {
     X86AES.vaesCBCDecryptBody(dk, rounds, iv, input, output, blocks)
+}
+
+/// AES-NI with VAES for the parallel modes: CTR and CBC decryption run whole 16-block groups on 256-bit
+/// vectors (messages of 256 bytes and more) and the rest on AES-NI's eight-block kernels; everything
+/// else is ``AESNI``. The same `.aesni` schedule (AES-NI's key expansion).
+public enum AESNIVAES: AESImplementation {
+    public static var name: String { "aes-ni+vaes" }
+    public static var requires: KernelFeatures { [.aes, .ssse3, .sse41, .avx2, .vaes] }
+    public static var layout: AESScheduleLayout { .aesni }
+    public static var scheduleBytes: Int { AESNI.scheduleBytes }
+
+    public static func expandKey(_ key: UnsafeRawPointer, _ keyLength: Int, _ schedule: UnsafeMutableRawPointer) -> Int {
+        AESNI.expandKey(key, keyLength, schedule)
+    }
+    public static func encryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                                  _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        AESNI.encryptECB(schedule, rounds, src, dst, n)
+    }
+    public static func decryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                                  _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        AESNI.decryptECB(schedule, rounds, src, dst, n)
+    }
+    public static func ctr(_ schedule: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        let done = n >= 16 ? vaesCTR(schedule, rounds, counter, src, dst, n) : 0
+        if done < n { aesniCTR(schedule, rounds, counter, src + 16 * done, dst + 16 * done, n - done) }
+    }
+    public static func cbcEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        AESNI.cbcEncrypt(schedule, rounds, iv, src, dst, n)
+    }
+    public static func cbcDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        let dk = schedule + AESNI.decryptionOffset
+        let done = n >= 16 ? vaesCBCDecrypt(dk, rounds, iv, src, dst, n) : 0
+        if done < n { aesniCBCDecrypt(dk, rounds, iv, src + 16 * done, dst + 16 * done, n - done) }
+    }
+    public static func igeEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        AESNI.igeEncrypt(schedule, rounds, iv, src, dst, n)
+    }
+    public static func igeDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        AESNI.igeDecrypt(schedule, rounds, iv, src, dst, n)
+    }
 }
 
 #endif

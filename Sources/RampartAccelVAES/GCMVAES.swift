@@ -20,6 +20,8 @@
 
 import Swift
 import RampartAccelAESNI
+import RampartAccelAESAVX
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -254,6 +256,37 @@ public func vaesGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsaf
                            _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
                            _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int) {
     X86AES.vaesGCMDecryptBody(rk, rounds, table, counter, state, input, output, blocks)
+}
+
+/// GCM with VAES and VPCLMULQDQ: a call's whole 16-block groups run sixteen blocks per iteration on
+/// 256-bit vectors (messages of 256 bytes and more), the rest (up to 15 blocks) and every absorb on
+/// ``GHASHCLMULAVX``'s 128-bit loops, which continue with the same counter and GHASH state. The table
+/// is ``GHASHCLMUL``'s with H_9 ... H_16 appended (512 bytes) when GCM calls take sixteen blocks.
+public enum GHASHVAES: GHASHImplementation {
+    public static var name: String { "vaes+vpclmulqdq" }
+    public static var requires: KernelFeatures { [.aes, .pclmul, .ssse3, .sse41, .avx2, .vaes, .vpclmulqdq] }
+    public static var aesLayout: AESScheduleLayout { .aesni }
+    public static func precompute(_ h: UnsafeRawPointer, _ table: UnsafeMutableRawPointer, absorbBlocks: Int, gcmBlocks: Int) {
+        GHASHCLMULAVX.precompute(h, table, absorbBlocks: absorbBlocks, gcmBlocks: gcmBlocks)
+        if gcmBlocks >= 16 { vaesGHASHExtendTable(table) }
+    }
+    public static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ data: UnsafeRawPointer, _ n: Int) {
+        GHASHCLMULAVX.absorb(table, state, data, n)
+    }
+    public static func gcmEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        let w = n & ~15
+        if w > 0 { vaesGCMEncrypt(schedule, rounds, table, counter, state, src, dst, w) }
+        if w < n { GHASHCLMULAVX.gcmEncrypt(schedule, rounds, table, counter, state, src + 16 * w, dst + 16 * w, n - w) }
+    }
+    public static func gcmDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                                  _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                                  _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int) {
+        let w = n & ~15
+        if w > 0 { vaesGCMDecrypt(schedule, rounds, table, counter, state, src, dst, w) }
+        if w < n { GHASHCLMULAVX.gcmDecrypt(schedule, rounds, table, counter, state, src + 16 * w, dst + 16 * w, n - w) }
+    }
 }
 
 #endif

@@ -145,3 +145,112 @@ public let sha512RoundConstants: [UInt64] = [
     0x113f9804bef90dae, 0x1b710b35131c471b, 0x28db77f523047d84, 0x32caab7b40c72493, 0x3c9ebe0a15c9bebc,
     0x431d67c49c100d4c, 0x4cc5d4becb3e42b6, 0x597f299cfc657e2a, 0x5fcb6fab3ad6faec, 0x6c44198c4a475817,
 ]
+
+// MARK: - The AES family
+
+/// The layout of an expanded AES key, named after the AES implementation that defines it. An AES
+/// implementation expands keys into its own layout and reads only that, so an expanded key is run by the
+/// implementation that expanded it. The kernels of the other AES-family primitives that read round keys
+/// (GCM's stitched loops, the stitched IGE decryption with SHA-256) declare the layout they read; the
+/// engines run them only on a schedule of that layout, and otherwise the two passes one after the other.
+public enum AESScheduleLayout: Sendable, Hashable {
+    /// AES-NI's (RampartAccelAESNI): the `rounds + 1` encryption round keys (16 bytes each, FIPS-197
+    /// byte order) at offset 0, the equivalent inverse cipher's decryption round keys (`aesimc` of the
+    /// middle ones, in reverse order) at offset 256. 512 bytes.
+    case aesni
+    /// ARMv8's (RampartAccelARMv8): the same two arrays at the same offsets, for `aese` and `aesd`.
+    case armv8
+    /// The portable code's bitsliced schedule: eight 64-bit words per round key, each the round key's
+    /// bit plane for four blocks at once. 960 bytes for AES-256.
+    case bitsliced
+}
+
+/// The AES block cipher (FIPS-197) and its modes over whole 16-byte blocks, on a schedule this
+/// implementation expanded (``layout``). Source and destination are the same buffer or disjoint ones.
+public protocol AESImplementation: KernelImplementation {
+    /// The layout ``expandKey(_:_:_:)`` writes and every other entry point reads.
+    static var layout: AESScheduleLayout { get }
+    /// Bytes of a schedule (at most 1024; 16-byte aligned).
+    static var scheduleBytes: Int { get }
+    /// Expands a 16-, 24- or 32-byte key into `schedule`; returns the number of rounds (10, 12, 14).
+    static func expandKey(_ key: UnsafeRawPointer, _ keyLength: Int, _ schedule: UnsafeMutableRawPointer) -> Int
+    /// Encrypts `n` blocks independently (ECB).
+    static func encryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int)
+    /// Decrypts `n` blocks independently (ECB).
+    static func decryptECB(_ schedule: UnsafeRawPointer, _ rounds: Int, _ src: UnsafeRawPointer,
+                           _ dst: UnsafeMutableRawPointer, _ n: Int)
+    /// CTR: XORs `n` keystream blocks into `src`; `counter` is a 16-byte big-endian counter block,
+    /// advanced by `n` modulo 2^128.
+    static func ctr(_ schedule: UnsafeRawPointer, _ rounds: Int, _ counter: UnsafeMutableRawPointer,
+                    _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int)
+    /// CBC encryption; `iv` (16 bytes) becomes the last ciphertext block.
+    static func cbcEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int)
+    /// CBC decryption; `iv` (16 bytes) becomes the last ciphertext block.
+    static func cbcDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int)
+    /// IGE encryption; `iv` (32 bytes: the previous ciphertext block, then the previous plaintext
+    /// block) becomes the last pair.
+    static func igeEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int)
+    /// IGE decryption; `iv` as for encryption.
+    static func igeDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int)
+}
+
+/// GHASH (NIST SP 800-38D) and GCM's bulk loop over whole blocks. The table is 512 bytes, 16-byte
+/// aligned; the state is the 16-byte GHASH value Y in GCM's byte order.
+public protocol GHASHImplementation: KernelImplementation {
+    /// The AES schedule layout ``gcmEncrypt(_:_:_:_:_:_:_:_:)`` and ``gcmDecrypt(_:_:_:_:_:_:_:_:)`` read.
+    static var aesLayout: AESScheduleLayout { get }
+    /// Writes the table for the hash key `h` (16 bytes, E_K(0^128)): what ``absorb(_:_:_:_:)`` calls of
+    /// up to `absorbBlocks` blocks and GCM calls of up to `gcmBlocks` blocks read (`Int.max`: any).
+    static func precompute(_ h: UnsafeRawPointer, _ table: UnsafeMutableRawPointer, absorbBlocks: Int, gcmBlocks: Int)
+    /// Absorbs `n` 16-byte blocks into `state`.
+    static func absorb(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer, _ data: UnsafeRawPointer, _ n: Int)
+    /// GCM encryption of `n` whole blocks: CTR with the 32-bit counter of `counter` (16 bytes, advanced
+    /// by `n` modulo 2^32) on `schedule` (layout ``aesLayout``, `rounds` rounds), then GHASH of the
+    /// ciphertext into `state`.
+    static func gcmEncrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                           _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int)
+    /// GCM decryption of `n` whole blocks: GHASH of the ciphertext `src` into `state`, CTR into `dst`.
+    static func gcmDecrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
+                           _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
+                           _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int)
+}
+
+/// IGE decryption together with the SHA-256 of its plaintext, MTProto's receiver: msg_key is
+/// SHA-256(32 bytes of the auth key ‖ plaintext).
+public protocol IGESHA256Implementation: KernelImplementation {
+    /// The AES schedule layout ``decrypt(_:_:_:_:_:_:_:_:)`` reads.
+    static var aesLayout: AESScheduleLayout { get }
+    /// Decrypts `n` ≥ 2 blocks from `src` into `dst` (the same buffer or disjoint ones) with `schedule`'s
+    /// decryption keys, as ``AESImplementation/igeDecrypt(_:_:_:_:_:_:)``, and absorbs `prefix` (32 bytes)
+    /// ‖ plaintext into the SHA-256 state `state` (eight words a..h) as far as whole 64-byte blocks go.
+    /// Returns the plaintext bytes absorbed: 64·⌊(32 + 16n) / 64⌋ − 32.
+    static func decrypt(_ schedule: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMutableRawPointer,
+                        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ n: Int,
+                        _ state: UnsafeMutablePointer<UInt32>, _ prefix: UnsafeRawPointer) -> Int
+}
+
+/// AES-256-IGE encryption of several independent messages at once, each under its own key, on
+/// schedules this implementation expands itself.
+public protocol IGELanesImplementation: KernelImplementation {
+    /// Messages per call.
+    static var lanes: Int { get }
+    /// Bytes of one key's schedule: ``expandKeys256(_:_:_:)`` writes them this far apart.
+    static var scheduleBytes: Int { get }
+    /// Scratch bytes ``encrypt(_:_:_:_:_:_:_:)`` needs (64-byte aligned; key material the caller wipes).
+    static var scratchBytes: Int { get }
+    /// Expands the 32-byte keys `keys[0..<count]` into schedules ``scheduleBytes`` apart from
+    /// `schedules`; returns the number of rounds, 14.
+    static func expandKeys256(_ keys: UnsafePointer<UnsafeRawPointer>, _ count: Int, _ schedules: UnsafeMutableRawPointer) -> Int
+    /// Encrypts `n` blocks of each lane in place: lane l's schedule at `schedules[l]`, its 32-byte IV
+    /// (c_0 ‖ p_0, replaced by the last pair) at `ivs[l]`, its blocks at `data[l]`, `strides[l]` bytes
+    /// apart (0 for an idle lane repeating one scratch block on a zero schedule).
+    static func encrypt(_ schedules: UnsafePointer<UnsafeRawPointer>, _ rounds: Int, _ ivs: UnsafePointer<UnsafeMutableRawPointer>,
+                        _ data: UnsafePointer<UnsafeMutableRawPointer>, _ strides: UnsafePointer<Int>, _ n: Int,
+                        _ scratch: UnsafeMutableRawPointer)
+}

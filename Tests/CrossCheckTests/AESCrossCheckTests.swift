@@ -9,6 +9,12 @@ import RampartTestSupport
 
 private let aesBackends: [Backend] = [.hardware, .portable]
 
+/// Backends pinned to each AES and GHASH implementation this processor runs (the selected ones run on
+/// `.hardware`, the portable code on `.portable` too): AES-NI with and without VAES, every GHASH tier.
+private let pinnedAESFamily: [Backend] = ["aes", "ghash"].flatMap { p in Kernels.implementations(of: p).map { Kernels.pinned(p, to: $0)! } }
+/// Backends pinned to each AES implementation (AES-NI with and without VAES for CTR and CBC).
+private let pinnedAES: [Backend] = Kernels.implementations(of: "aes").map { Kernels.pinned("aes", to: $0)! }
+
 private func requireOpenSSLAES() -> OpenSSLAES? {
     if let o = OpenSSLAES.shared { return o }
     if Reference.required { Issue.record("RAMPART_REQUIRE_REFERENCE=1 but OpenSSL's AES functions were not found") }
@@ -47,7 +53,7 @@ private func inPlaceUnaligned(_ message: [UInt8], offset: Int, _ body: (UnsafeMu
     return Array(storage[offset..<(offset + message.count)])
 }
 
-@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends)
+@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends + pinnedAES)
 func igeMatchesOpenSSL(_ backend: Backend) throws {
     guard let o = requireOpenSSLAES() else { return }
     var g = SplitMix64(seed: 1)
@@ -76,7 +82,7 @@ func igeMatchesOpenSSL(_ backend: Backend) throws {
     }
 }
 
-@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends)
+@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends + pinnedAES)
 func cbcMatchesOpenSSL(_ backend: Backend) throws {
     guard let o = requireOpenSSLAES() else { return }
     var g = SplitMix64(seed: 2)
@@ -110,7 +116,7 @@ func cbcMatchesOpenSSL(_ backend: Backend) throws {
     }
 }
 
-@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends)
+@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends + pinnedAES)
 func ctrMatchesOpenSSL(_ backend: Backend) throws {
     guard let o = requireOpenSSLAES() else { return }
     var g = SplitMix64(seed: 3)
@@ -124,7 +130,7 @@ func ctrMatchesOpenSSL(_ backend: Backend) throws {
         let stream = try AES.CTR(cipher: try AES.Cipher(key: key, backend: backend), counter: counter)
         var cuts = (0..<Int.random(in: 0...4, using: &g)).map { _ in Int.random(in: 0...n, using: &g) }.sorted()
         cuts.append(n)
-        let got = try inPlaceUnaligned(msg, offset: n % 8) { b in
+        let got = inPlaceUnaligned(msg, offset: n % 8) { b in
             var start = 0
             for c in cuts {
                 stream.xor(UnsafeMutableRawBufferPointer(rebasing: b[start..<c]))
@@ -139,11 +145,10 @@ func ctrMatchesOpenSSL(_ backend: Backend) throws {
 }
 
 /// Also through a cipher made with `init(gcmKey:)`, whose GHASH table is computed once at key setup
-/// (`prepared`) instead of in every call, and with the wide (VAES, sixteen-block) kernel allowed or
-/// not (`wide`; on hardware without VAES both run the 128-bit kernel).
-@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends, [(false, false), (false, true), (true, false), (true, true)])
-func gcmMatchesOpenSSL(_ backend: Backend, options: (prepared: Bool, wide: Bool)) throws {
-    let (prepared, wide) = options
+/// (`prepared`) instead of in every call, and with every AES and GHASH implementation this processor
+/// runs (the VAES tiers' sixteen-block loops and the 128-bit ones).
+@Test(.enabled(if: openSSLAESPresentOrRequired, Comment(rawValue: noOpenSSL)), arguments: aesBackends + pinnedAESFamily, [false, true])
+func gcmMatchesOpenSSL(_ backend: Backend, prepared: Bool) throws {
     guard let o = requireOpenSSLAES() else { return }
     var g = SplitMix64(seed: 4)
     for n in aesStreamLengths {
@@ -151,8 +156,8 @@ func gcmMatchesOpenSSL(_ backend: Backend, options: (prepared: Bool, wide: Bool)
         let nonceLength = n % 3 == 0 ? Int.random(in: 1...80, using: &g) : 12
         let nonce = g.bytes(nonceLength), aad = g.bytes(Int.random(in: 0...(n % 5 == 0 ? 300 : 40), using: &g))
         let (wantC, wantT) = try o.gcmSeal(key: key, nonce: nonce, aad: aad, msg)
-        let cipher = prepared ? try AES.Cipher(gcmKey: SymmetricKey(data: key).pinned(to: backend), wideGCM: wide)
-                              : try AES.Cipher(key: SymmetricKey(data: key), backend: backend, wideGCM: wide)
+        let cipher = prepared ? try AES.Cipher(gcmKey: SymmetricKey(data: key).pinned(to: backend))
+                              : try AES.Cipher(key: SymmetricKey(data: key), backend: backend)
         var tag = [UInt8](repeating: 0, count: 16)
         let got = try inPlaceUnaligned(msg, offset: (n + 5) % 8) { b in
             try nonce.withUnsafeBytes { nb in try aad.withUnsafeBytes { a in try tag.withUnsafeMutableBytes { t in
@@ -160,7 +165,7 @@ func gcmMatchesOpenSSL(_ backend: Backend, options: (prepared: Bool, wide: Bool)
             } } }
         }
         if got != wantC || tag != wantT {
-            Issue.record("GCM seal \(backend) prepared \(prepared) wide \(wide) key \(key.count) length \(n) nonce \(nonceLength) aad \(aad.count) differs from EVP")
+            Issue.record("GCM seal \(backend) prepared \(prepared) key \(key.count) length \(n) nonce \(nonceLength) aad \(aad.count) differs from EVP")
             return
         }
         let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: nonce), ciphertext: wantC, tag: wantT)

@@ -1,6 +1,10 @@
-// AES (FIPS-197): the expanded key and the one dispatch seam between the portable constant-time core
-// (AESPortable.swift) and the hardware kernel `AESKernel` (AESKernels+x86_64.swift: AES-NI;
-// AESKernels+arm64.swift: ARMv8; AESKernels+generic.swift: none), chosen by `Kernels.aes`.
+// AES (FIPS-197): the expanded key and the engine of the whole-buffer operations. A key is expanded by
+// an implementation of the `aes` registry (Platform/Registrations.swift: AES-NI with or without VAES,
+// ARMv8, the portable bitsliced code of AESPortable.swift), which runs every later call on it: the
+// schedule's layout is that implementation's. The schedule also records the `ghash` and `ige-sha256`
+// implementations for the key and whether their stitched loops read this layout, resolved once here.
+
+internal import RampartKernelSupport
 
 /// The Advanced Encryption Standard (FIPS-197) and its modes of operation.
 ///
@@ -25,66 +29,62 @@ extension AES {
     /// An AES key expanded into its round keys (AES-128, AES-192 or AES-256, by key length).
     ///
     /// Expand once and reuse it for many messages. The round keys live in one heap allocation that is
-    /// wiped when the last copy of the value is released. The hardware path stores AES-NI round keys
-    /// (encryption and decryption); the portable path stores the bitsliced schedule.
+    /// wiped when the last copy of the value is released. The implementation that expanded the key
+    /// (AES-NI, ARMv8 or the portable bitsliced code) runs every operation on it.
     public struct Cipher: Sendable {
         @usableFromInline
         final class Schedule: @unchecked Sendable {
             // Immutable after init.
             let raw: UnsafeMutableRawPointer
             let rounds: Int
-            let hardware: Bool
             let keyByteCount: Int
-
-            /// Whether the GHASH power table for AES-GCM is in ``ghashTable`` (hardware kernels only).
+            /// The implementation that expanded the key, in its own layout: every call runs it.
+            let aes: any AESImplementation.Type
+            /// GHASH for GCM under this key.
+            let ghash: any GHASHImplementation.Type
+            /// Whether ``ghash``'s GCM loop reads ``aes``'s schedule layout (else GCM runs CTR on ``aes``
+            /// and GHASH one after the other).
+            let gcmStitched: Bool
+            /// The stitched IGE decryption with SHA-256 (MTProto's receiver) when it reads ``aes``'s
+            /// layout, else nil (decryption, then SHA-256).
+            let igeSHA256: (any IGESHA256Implementation.Type)?
+            /// Whether the GHASH table for AES-GCM is in ``ghashTable`` (`init(gcmKey:)`).
             let ghashPrepared: Bool
-            /// Whether GCM runs the wide (VAES) kernel with this key: hardware, `Kernels.ghashWide`
-            /// active, and not turned off for the key (tests compare both tiers).
-            let wideGCM: Bool
-            /// Whether CTR and CBC decryption run the wide (VAES) kernel: hardware, `Kernels.aesWide`
-            /// active, and not turned off for the key (the same switch as ``wideGCM``).
-            let wideAES: Bool
 
-            convenience init(key: UnsafeRawBufferPointer, backend: Backend, prepareGHASH: Bool = false,
-                             allowWideGCM: Bool = true) throws(RampartError) {
+            convenience init(key: UnsafeRawBufferPointer, backend: Backend, ghashBackend: Backend? = nil,
+                             prepareGHASH: Bool = false) throws(RampartError) {
                 let n = key.count
                 guard n == 16 || n == 24 || n == 32, let base = key.baseAddress else { throw .invalidKeyLength }
-                self.init(checkedKey: base, count: n, backend: backend, prepareGHASH: prepareGHASH, allowWideGCM: allowWideGCM)
+                self.init(checkedKey: base, count: n, backend: backend, ghashBackend: ghashBackend, prepareGHASH: prepareGHASH)
             }
 
-            /// `n` is 16, 24 or 32 (the caller checked).
-            init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend, prepareGHASH: Bool = false,
-                 allowWideGCM: Bool = true) {
+            /// `n` is 16, 24 or 32 (the caller checked). `backend` picks the implementations of every
+            /// primitive, `ghashBackend` (when given) GHASH's.
+            init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend, ghashBackend: Backend? = nil,
+                 prepareGHASH: Bool = false) {
                 raw = UnsafeMutableRawPointer.allocate(byteCount: Schedule.size, alignment: 64)
                 raw.initializeMemory(as: UInt8.self, repeating: 0, count: Schedule.size)
                 keyByteCount = n
-                if Kernels.aes.runs(on: backend) {
-                    hardware = true
-                    wideGCM = allowWideGCM && Kernels.ghashWide.isActive
-                    wideAES = allowWideGCM && Kernels.aesWide.isActive
-                    rounds = AESKernel.expandKey(base, n, raw, raw + Schedule.decryptionOffset)
-                    // The GHASH key H = E_K(0^128) and its eight-block powers, once per key (what an
-                    // OpenSSL EVP context keeps between calls).
-                    if prepareGHASH && Kernels.ghash.isActive {
-                        let r = raw, nr = rounds
-                        var h = SIMD16<UInt8>()
-                        withUnsafeMutableBytes(of: &h) { hb in
-                            AESKernel.encryptECB(UnsafeRawPointer(r), nr, UnsafeRawPointer(hb.baseAddress!), hb.baseAddress!, 1)
-                            GHASHKernel.precompute(UnsafeRawPointer(hb.baseAddress!), r + Schedule.ghashOffset, true)
-                        }
-                        if wideGCM { GHASHWideKernel.extend(r + Schedule.ghashOffset) }
-                        wipe(&h)
-                        ghashPrepared = true
-                    } else {
-                        ghashPrepared = false
+                let aes = Registries.aes.implementation(for: backend)
+                self.aes = aes
+                rounds = aes.expandKey(base, n, raw)
+                let ghash = Registries.ghash.implementation(for: ghashBackend ?? backend)
+                self.ghash = ghash
+                gcmStitched = ghash.aesLayout == aes.layout
+                let ige = Registries.igeSHA256.implementation(for: backend)
+                igeSHA256 = ige.aesLayout == aes.layout ? ige : nil
+                ghashPrepared = prepareGHASH
+                // The GHASH key H = E_K(0^128) and the table for any length, once per key (what an
+                // OpenSSL EVP context keeps between calls).
+                if prepareGHASH {
+                    let r = raw, nr = rounds
+                    var h = SIMD16<UInt8>()
+                    withUnsafeMutableBytes(of: &h) { hb in
+                        aes.encryptECB(UnsafeRawPointer(r), nr, UnsafeRawPointer(hb.baseAddress!), hb.baseAddress!, 1)
+                        ghash.precompute(UnsafeRawPointer(hb.baseAddress!), r + Schedule.ghashOffset, absorbBlocks: .max, gcmBlocks: .max)
                     }
-                    return
+                    wipe(&h)
                 }
-                hardware = false
-                wideAES = false
-                ghashPrepared = false
-                wideGCM = false
-                rounds = AESPortableCore.expandKey(base, n, raw.assumingMemoryBound(to: UInt64.self))
             }
 
             deinit {
@@ -92,16 +92,13 @@ extension AES {
                 raw.deallocate()
             }
 
+            /// 1024 bytes for the schedule of any layout, then 512 for the GHASH table.
             static let size = 1024 + 512
-            static let decryptionOffset = 256
-            /// The GHASH power table of a cipher prepared for GCM (512 bytes: H_1 ... H_16 with the wide
-            /// kernel, the first 256 otherwise).
+            /// The GHASH table of a cipher prepared for GCM (512 bytes).
             static let ghashOffset = 1024
             var ghashTable: UnsafeRawPointer { UnsafeRawPointer(raw + Schedule.ghashOffset) }
 
             var enc: UnsafeRawPointer { UnsafeRawPointer(raw) }
-            var dec: UnsafeRawPointer { UnsafeRawPointer(raw + Schedule.decryptionOffset) }
-            var skey: UnsafePointer<UInt64> { UnsafePointer(raw.assumingMemoryBound(to: UInt64.self)) }
         }
 
         @usableFromInline let schedule: Schedule
@@ -131,26 +128,27 @@ extension AES {
         ///
         /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 16, 24 or 32 bytes.
         public init(gcmKey key: SymmetricKey) throws(RampartError) {
-            try self.init(gcmKey: key, wideGCM: true)
-        }
-
-        /// As ``init(gcmKey:)``, with the wide kernels (GCM's, `Kernels.ghashWide`, and CTR's and CBC
-        /// decryption's, `Kernels.aesWide`) allowed or not: tests run every message through both tiers.
-        @_spi(Testing)
-        public init(gcmKey key: SymmetricKey, wideGCM: Bool) throws(RampartError) {
             let backend = key.backend
             schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in
-                try Schedule(key: k, backend: backend, prepareGHASH: true, allowWideGCM: wideGCM)
+                try Schedule(key: k, backend: backend, prepareGHASH: true)
             }
         }
 
-        /// A key pinned to one implementation, with the wide kernels (GCM, CTR, CBC decryption)
-        /// allowed or not.
+        /// A key whose AES implementation is `aes`'s and whose GHASH implementation is `ghash`'s (each
+        /// a backend, pinned or not), prepared for GCM (as ``init(gcmKey:)``) or not: tests run GCM
+        /// through every pair.
         @_spi(Testing)
-        public init(key: SymmetricKey, backend: Backend, wideGCM: Bool) throws(RampartError) {
+        public init(key: SymmetricKey, aes: Backend, ghash: Backend, gcm prepared: Bool) throws(RampartError) {
             schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in
-                try Schedule(key: k, backend: backend, allowWideGCM: wideGCM)
+                try Schedule(key: k, backend: aes, ghashBackend: ghash, prepareGHASH: prepared)
             }
+        }
+
+        /// The names of the implementations this key runs: AES, GHASH (for GCM) and, when it reads the
+        /// key's schedule, the stitched IGE decryption with SHA-256 (else nil).
+        @_spi(Testing)
+        public var implementationNames: (aes: String, ghash: String, igeSHA256: String?) {
+            (schedule.aes.name, schedule.ghash.name, schedule.igeSHA256?.name)
         }
 
         /// Key bytes pinned to one implementation.
@@ -175,9 +173,9 @@ extension AES {
         /// The number of rounds (10, 12 or 14).
         public var rounds: Int { schedule.rounds }
 
-        /// The implementation this key runs on: `.hardware` when the AES-NI (x86_64) or ARMv8 AES
-        /// (arm64) kernels are in use.
-        public var backend: Backend { schedule.hardware ? .hardware : .portable }
+        /// The implementation this key runs on: `.hardware` when an AES kernel (AES-NI on x86_64, the
+        /// ARMv8 instructions on arm64) expanded it, `.portable` for the portable code.
+        public var backend: Backend { schedule.aes.layout == .bitsliced ? .portable : .hardware }
 
         // MARK: ECB (single blocks)
 
@@ -227,136 +225,56 @@ extension AES {
     }
 }
 
-// MARK: - Engine: whole-buffer operations behind the dispatch seam
+// MARK: - Engine: whole-buffer operations on the key's implementation
 
 extension AES.Cipher {
     /// ECB encryption of `n` blocks (input may equal output).
+    @inline(__always)
     func ecbEncrypt(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware { AESKernel.encryptECB(s.enc, s.rounds, input, output, n); return }
-        var i = 0
-        while i < n {
-            let m = min(4, n - i)
-            AESPortableCore.encrypt(s.skey, s.rounds, input + 16 * i, output + 16 * i, m)
-            i += m
-        }
+        s.aes.encryptECB(s.enc, s.rounds, input, output, n)
     }
 
+    @inline(__always)
     func ecbDecrypt(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware { AESKernel.decryptECB(s.dec, s.rounds, input, output, n); return }
-        var i = 0
-        while i < n {
-            let m = min(4, n - i)
-            AESPortableCore.decrypt(s.skey, s.rounds, input + 16 * i, output + 16 * i, m)
-            i += m
-        }
+        s.aes.decryptECB(s.enc, s.rounds, input, output, n)
     }
 
     /// CTR with a 128-bit big-endian counter at `counter` (16 bytes, advanced by `n`).
+    @inline(__always)
     func ctr128(_ counter: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware {
-            let done = s.wideAES && n >= 16 ? AESWideKernel.ctr(s.enc, s.rounds, counter, input, output, n) : 0
-            if done < n { AESKernel.ctr(s.enc, s.rounds, counter, input + 16 * done, output + 16 * done, n - done) }
-            return
-        }
-        var hi = UnsafeRawPointer(counter).loadBE64(0), lo = UnsafeRawPointer(counter).loadBE64(8)
-        withScratch { ks in
-            var i = 0
-            while i < n {
-                let m = min(4, n - i)
-                for j in 0..<m {
-                    ks.storeBE64(hi, 16 * j); ks.storeBE64(lo, 16 * j + 8)
-                    lo &+= 1
-                    if lo == 0 { hi &+= 1 }  // the counter is public: branching on it leaks nothing
-                }
-                AESPortableCore.encrypt(s.skey, s.rounds, ks, ks, m)
-                xorBytes(output + 16 * i, input + 16 * i, UnsafeRawPointer(ks), 16 * m)
-                i += m
-            }
-        }
-        counter.storeBE64(hi, 0); counter.storeBE64(lo, 8)
+        s.aes.ctr(s.enc, s.rounds, counter, input, output, n)
     }
 
     /// CBC encryption; `iv` (16 bytes) becomes the last ciphertext block.
+    @inline(__always)
     func cbcEncrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware { AESKernel.cbcEncrypt(s.enc, s.rounds, iv, input, output, n); return }
-        var c0 = UnsafeRawPointer(iv).loadLE64(0), c1 = UnsafeRawPointer(iv).loadLE64(8)
-        for i in 0..<n {
-            (c0, c1) = AESPortableCore.encryptOne(s.skey, s.rounds, input.loadLE64(16 * i) ^ c0, input.loadLE64(16 * i + 8) ^ c1)
-            output.storeLE64(c0, 16 * i); output.storeLE64(c1, 16 * i + 8)
-        }
-        iv.storeLE64(c0, 0); iv.storeLE64(c1, 8)
+        s.aes.cbcEncrypt(s.enc, s.rounds, iv, input, output, n)
     }
 
     /// CBC decryption; `iv` becomes the last ciphertext block.
+    @inline(__always)
     func cbcDecrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware {
-            let done = s.wideAES && n >= 16 ? AESWideKernel.cbcDecrypt(s.dec, s.rounds, iv, input, output, n) : 0
-            if done < n { AESKernel.cbcDecrypt(s.dec, s.rounds, iv, input + 16 * done, output + 16 * done, n - done) }
-            return
-        }
-        withScratch { buf in
-            // buf[0..<16]: previous ciphertext block; buf[16..<80]: decrypted blocks.
-            buf.copyMemory(from: iv, byteCount: 16)
-            let d = UnsafeRawPointer(buf + 16)
-            var i = 0
-            while i < n {
-                let m = min(4, n - i)
-                AESPortableCore.decrypt(s.skey, s.rounds, input + 16 * i, buf + 16, m)
-                // Keep the last ciphertext block of the group before an in-place write overwrites it.
-                let last0 = input.loadLE64(16 * (i + m - 1)), last1 = input.loadLE64(16 * (i + m - 1) + 8)
-                // Highest block first: block j needs ciphertext j - 1, still intact in the input.
-                var j = m - 1
-                while j > 0 {
-                    let o = 16 * (i + j)
-                    output.storeLE64(d.loadLE64(16 * j) ^ input.loadLE64(o - 16), o)
-                    output.storeLE64(d.loadLE64(16 * j + 8) ^ input.loadLE64(o - 8), o + 8)
-                    j -= 1
-                }
-                output.storeLE64(d.loadLE64(0) ^ UnsafeRawPointer(buf).loadLE64(0), 16 * i)
-                output.storeLE64(d.loadLE64(8) ^ UnsafeRawPointer(buf).loadLE64(8), 16 * i + 8)
-                buf.storeLE64(last0, 0); buf.storeLE64(last1, 8)
-                i += m
-            }
-            iv.copyMemory(from: buf, byteCount: 16)
-        }
+        s.aes.cbcDecrypt(s.enc, s.rounds, iv, input, output, n)
     }
 
     /// IGE encryption; `iv` is 32 bytes (previous ciphertext block, previous plaintext block) and is
     /// advanced to the last pair.
+    @inline(__always)
     func igeEncrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware { AESKernel.igeEncrypt(s.enc, s.rounds, iv, input, output, n); return }
-        let v = UnsafeRawPointer(iv)
-        var c0 = v.loadLE64(0), c1 = v.loadLE64(8), p0 = v.loadLE64(16), p1 = v.loadLE64(24)
-        for i in 0..<n {
-            let x0 = input.loadLE64(16 * i), x1 = input.loadLE64(16 * i + 8)
-            let (e0, e1) = AESPortableCore.encryptOne(s.skey, s.rounds, x0 ^ c0, x1 ^ c1)
-            c0 = e0 ^ p0; c1 = e1 ^ p1
-            p0 = x0; p1 = x1
-            output.storeLE64(c0, 16 * i); output.storeLE64(c1, 16 * i + 8)
-        }
-        iv.storeLE64(c0, 0); iv.storeLE64(c1, 8); iv.storeLE64(p0, 16); iv.storeLE64(p1, 24)
+        s.aes.igeEncrypt(s.enc, s.rounds, iv, input, output, n)
     }
 
     /// IGE decryption; `iv` as for encryption.
+    @inline(__always)
     func igeDecrypt(_ iv: UnsafeMutableRawPointer, _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ n: Int) {
         let s = schedule
-        if s.hardware { AESKernel.igeDecrypt(s.dec, s.rounds, iv, input, output, n); return }
-        let v = UnsafeRawPointer(iv)
-        var c0 = v.loadLE64(0), c1 = v.loadLE64(8), p0 = v.loadLE64(16), p1 = v.loadLE64(24)
-        for i in 0..<n {
-            let x0 = input.loadLE64(16 * i), x1 = input.loadLE64(16 * i + 8)
-            let (d0, d1) = AESPortableCore.decryptOne(s.skey, s.rounds, x0 ^ p0, x1 ^ p1)
-            p0 = d0 ^ c0; p1 = d1 ^ c1
-            c0 = x0; c1 = x1
-            output.storeLE64(p0, 16 * i); output.storeLE64(p1, 16 * i + 8)
-        }
-        iv.storeLE64(c0, 0); iv.storeLE64(c1, 8); iv.storeLE64(p0, 16); iv.storeLE64(p1, 24)
+        s.aes.igeDecrypt(s.enc, s.rounds, iv, input, output, n)
     }
 }
 
@@ -377,16 +295,17 @@ func xorBytes(_ out: UnsafeMutableRawPointer, _ a: UnsafeRawPointer, _ b: Unsafe
 }
 
 extension AES {
-    /// Expands a 32-byte key for the AES kernel into a stack buffer (encryption and decryption round
-    /// keys), runs `body` with them and the round count, and wipes the buffer. Only with
-    /// `Kernels.aes` active (the caller checks).
+    /// Expands a 32-byte key with the AES implementation `CPU.defaultBackend` selects into a stack
+    /// buffer, runs `body` with the implementation, the schedule and the round count, and wipes the
+    /// buffer: no allocation per message.
     static func withStackSchedule256<R>(_ key: UnsafeRawPointer,
-                                        _ body: (UnsafeRawPointer, UnsafeRawPointer, Int) -> R) -> R {
-        withUnsafeTemporaryAllocation(byteCount: 512, alignment: 16) { buf in
+                                        _ body: (any AESImplementation.Type, UnsafeRawPointer, Int) -> R) -> R {
+        let aes = Registries.aes.implementation(for: CPU.defaultBackend)
+        return withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 64) { buf in
             let base = buf.baseAddress!
-            let rounds = AESKernel.expandKey(key, 32, base, base + 256)
-            defer { secureZero(buf) }
-            return body(UnsafeRawPointer(base), UnsafeRawPointer(base + 256), rounds)
+            let rounds = aes.expandKey(key, 32, base)
+            defer { secureZero(UnsafeMutableRawBufferPointer(start: base, count: aes.scheduleBytes)) }
+            return body(aes, UnsafeRawPointer(base), rounds)
         }
     }
 }

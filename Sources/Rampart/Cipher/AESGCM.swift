@@ -1,5 +1,7 @@
 // AES-GCM (NIST SP 800-38D) in CryptoKit's shape: AES.GCM.seal / AES.GCM.open.
 
+internal import RampartKernelSupport
+
 extension AES {
     /// Galois/Counter Mode: authenticated encryption with associated data.
     ///
@@ -237,43 +239,53 @@ extension AES {
     }
 }
 
-/// The GCM computation shared by seal and open, over either backend.
+/// The GCM computation shared by seal and open, over any AES and GHASH implementations.
 enum GCMEngine {
     // Scratch layout (offsets in the 640-byte stack scratch).
-    static let tableOffset = 0      // 512 bytes: PCLMULQDQ power table (16 powers for the wide kernel)
+    static let tableOffset = 0      // 512 bytes: the GHASH implementation's table
     static let stateOffset = 512    // GHASH state Y
     static let counterOffset = 528  // the running counter block
     static let j0Offset = 544       // J0 (pre-counter block)
     static let blockOffset = 560    // one-block temporary
     static let keyOffset = 576      // H, then E_K(J0)
 
-    /// Runs GCM over `buffer` in place. Sealing writes the tag to `tagOut`; opening compares with
-    /// `tagIn` and returns whether it matched (the caller wipes the buffer when it did not).
+    /// Runs GCM over `input` into `output` with `cipher`'s implementations. Sealing writes the tag to
+    /// `tagOut`; opening compares with `tagIn` and returns whether it matched (the caller wipes the
+    /// output when it did not).
     @discardableResult
     static func run(_ cipher: AES.Cipher, _ nonce: UnsafeRawBufferPointer, _ aad: UnsafeRawBufferPointer,
+                    _ input: UnsafeRawBufferPointer, _ output: UnsafeMutableRawBufferPointer, sealing: Bool,
+                    tagOut: UnsafeMutableRawPointer?, tagIn: UnsafeRawPointer?) -> Bool {
+        let s = cipher.schedule
+        return run(aes: s.aes, schedule: s.enc, rounds: s.rounds, ghash: s.ghash, stitched: s.gcmStitched,
+                   table: s.ghashPrepared ? s.ghashTable : nil, nonce, aad, input, output, sealing: sealing,
+                   tagOut: tagOut, tagIn: tagIn)
+    }
+
+    /// GCM with the AES implementation `aes` (its schedule and rounds) and the GHASH implementation
+    /// `ghash`: whole blocks through `ghash`'s GCM loop when `stitched` (it reads `aes`'s layout),
+    /// otherwise CTR on `aes` then GHASH, four blocks at a time. `table` is a table made by
+    /// `ghash.precompute` for any length (a `gcmKey` cipher's), or nil: H and the table are computed
+    /// here, as far as this call's lengths need.
+    static func run(aes: any AESImplementation.Type, schedule: UnsafeRawPointer, rounds: Int,
+                    ghash: any GHASHImplementation.Type, stitched: Bool, table preparedTable: UnsafeRawPointer?,
+                    _ nonce: UnsafeRawBufferPointer, _ aad: UnsafeRawBufferPointer,
                     _ input: UnsafeRawBufferPointer, _ output: UnsafeMutableRawBufferPointer, sealing: Bool,
                     tagOut: UnsafeMutableRawPointer?, tagIn: UnsafeRawPointer?) -> Bool {
         withScratch { s in
             let state = s + stateOffset, counter = s + counterOffset, j0 = s + j0Offset
             let block = s + blockOffset, hkey = s + keyOffset
-            // The GHASH kernel runs with the AES kernel (`Kernels.ghash` is active only when
-            // `Kernels.aes` is).
-            let clmul = cipher.schedule.hardware && Kernels.ghash.isActive
-            // A cipher made with `init(gcmKey:)` holds the power table already; otherwise
-            // H = E_K(0^128) and the table are computed here, the eight-block powers only when some
-            // GHASH call will take eight blocks at once.
-            let prepared = clmul && cipher.schedule.ghashPrepared
-            // The wide (VAES) kernel takes the message's first 16·⌊blocks/16⌋ blocks.
-            let wide = clmul && cipher.schedule.wideGCM && input.count >= 256
-            let table = prepared ? cipher.schedule.ghashTable : UnsafeRawPointer(s + tableOffset)
-            if !prepared {
-                cipher.ecbEncrypt(UnsafeRawPointer(hkey), hkey, 1)
-                let allPowers = input.count >= 128 || aad.count >= 128 || (nonce.count != 12 && nonce.count >= 128)
-                if clmul { GHASHKernel.precompute(UnsafeRawPointer(hkey), s + tableOffset, allPowers) }
-                if wide { GHASHWideKernel.extend(s + tableOffset) }
+            let whole = input.count / 16
+            // A cipher made with `init(gcmKey:)` holds the table already; otherwise H = E_K(0^128) and
+            // the table are computed here, the powers as far as this call's longest runs use them
+            // (eight-block powers when some absorb or GCM call takes eight blocks, sixteen when the
+            // GCM loop takes sixteen).
+            let table = preparedTable ?? UnsafeRawPointer(s + tableOffset)
+            if preparedTable == nil {
+                aes.encryptECB(schedule, rounds, UnsafeRawPointer(hkey), hkey, 1)
+                let absorbBlocks = max(aad.count / 16, nonce.count == 12 ? 0 : nonce.count / 16, stitched ? 1 : min(whole, 4))
+                ghash.precompute(UnsafeRawPointer(hkey), s + tableOffset, absorbBlocks: absorbBlocks, gcmBlocks: stitched ? whole : 0)
             }
-            var portableKey = clmul ? nil : GHASHPortableKey(hashKey: UnsafeRawPointer(hkey))
-            defer { wipe(&portableKey) }
 
             /// Absorbs `count` bytes, zero-padding the last partial block.
             func absorb(_ p: UnsafeRawPointer?, _ count: Int) {
@@ -288,9 +300,7 @@ enum GCMEngine {
                 }
             }
             func absorbBlocks(_ p: UnsafeRawPointer, _ n: Int) {
-                guard n > 0 else { return }
-                if clmul { GHASHKernel.absorb(table, state, p, n); return }
-                GHASHPortable.absorb(portableKey!, state, p, n)
+                if n > 0 { ghash.absorb(table, state, p, n) }
             }
             func absorbLengths(_ a: Int, _ b: Int) {
                 block.storeBE64(UInt64(a) &* 8, 0)
@@ -308,8 +318,8 @@ enum GCMEngine {
                 j0.copyMemory(from: UnsafeRawPointer(state), byteCount: 16)
                 state.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
             }
-            // E_K(J0) for the tag, stored where H was (the portable key is already derived).
-            cipher.ecbEncrypt(UnsafeRawPointer(j0), hkey, 1)
+            // E_K(J0) for the tag, stored where H was (the table is already made).
+            aes.encryptECB(schedule, rounds, UnsafeRawPointer(j0), hkey, 1)
             counter.copyMemory(from: UnsafeRawPointer(j0), byteCount: 16)
             counter.storeBE32(UnsafeRawPointer(counter).loadBE32(12) &+ 1, 12)
 
@@ -317,34 +327,22 @@ enum GCMEngine {
 
             let n = input.count
             if let src = input.baseAddress, let dst = output.baseAddress, n > 0 {
-                let whole = n / 16
                 if whole > 0 {
-                    if clmul && GHASHKernel.stitchesGCM {
-                        let rk = cipher.schedule.enc, rounds = cipher.schedule.rounds
-                        let w = wide ? whole & ~15 : 0
-                        if w > 0 {
-                            if sealing {
-                                GHASHWideKernel.gcmEncrypt(rk, rounds, table, counter, state, src, dst, w)
-                            } else {
-                                GHASHWideKernel.gcmDecrypt(rk, rounds, table, counter, state, src, dst, w)
-                            }
-                        }
-                        if whole > w {
-                            if sealing {
-                                GHASHKernel.gcmEncrypt(rk, rounds, table, counter, state, src + 16 * w, dst + 16 * w, whole - w)
-                            } else {
-                                GHASHKernel.gcmDecrypt(rk, rounds, table, counter, state, src + 16 * w, dst + 16 * w, whole - w)
-                            }
+                    if stitched {
+                        if sealing {
+                            ghash.gcmEncrypt(schedule, rounds, table, counter, state, src, dst, whole)
+                        } else {
+                            ghash.gcmDecrypt(schedule, rounds, table, counter, state, src, dst, whole)
                         }
                     } else {
-                        ctrAndHash(cipher, counter, src, dst, whole, sealing, absorbBlocks)
+                        ctrAndHash(aes, schedule, rounds, counter, src, dst, whole, sealing, absorbBlocks)
                     }
                 }
                 let rest = n - 16 * whole
                 if rest > 0 {
                     let tailIn = src + 16 * whole, tailOut = dst + 16 * whole
                     if !sealing { absorb(tailIn, rest) }
-                    cipher.ecbEncrypt(UnsafeRawPointer(counter), block, 1)
+                    aes.encryptECB(schedule, rounds, UnsafeRawPointer(counter), block, 1)
                     xorBytes(tailOut, tailIn, UnsafeRawPointer(block), rest)
                     if sealing { absorb(UnsafeRawPointer(tailOut), rest) }
                 }
@@ -362,10 +360,12 @@ enum GCMEngine {
         }
     }
 
-    /// CTR with GCM's 32-bit counter plus GHASH of the ciphertext, for the portable path: four
-    /// blocks at a time.
-    static func ctrAndHash(_ cipher: AES.Cipher, _ counter: UnsafeMutableRawPointer, _ src: UnsafeRawPointer,
-                           _ dst: UnsafeMutableRawPointer, _ whole: Int, _ sealing: Bool, _ absorbBlocks: (UnsafeRawPointer, Int) -> Void) {
+    /// CTR with GCM's 32-bit counter on `aes` plus GHASH of the ciphertext through `absorbBlocks`, four
+    /// blocks at a time: the two passes one after the other (the portable GCM, and any AES and GHASH
+    /// pair whose GCM loop does not read the AES implementation's schedule).
+    static func ctrAndHash(_ aes: any AESImplementation.Type, _ schedule: UnsafeRawPointer, _ rounds: Int,
+                           _ counter: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
+                           _ whole: Int, _ sealing: Bool, _ absorbBlocks: (UnsafeRawPointer, Int) -> Void) {
         var ks = (SIMD32<UInt8>(), SIMD32<UInt8>())
         withUnsafeMutableBytes(of: &ks) { k in
             let kp = k.baseAddress!
@@ -378,7 +378,7 @@ enum GCMEngine {
                     kp.storeLE64(prefix0, 16 * j); kp.storeLE32(prefix1, 16 * j + 8); kp.storeBE32(ctr, 16 * j + 12)
                     ctr &+= 1
                 }
-                cipher.ecbEncrypt(UnsafeRawPointer(kp), kp, m)
+                aes.encryptECB(schedule, rounds, UnsafeRawPointer(kp), kp, m)
                 if !sealing { absorbBlocks(src + 16 * i, m) }
                 xorBytes(dst + 16 * i, src + 16 * i, UnsafeRawPointer(kp), 16 * m)
                 if sealing { absorbBlocks(UnsafeRawPointer(dst + 16 * i), m) }

@@ -1,5 +1,7 @@
 // AES modes of operation: IGE (MTProto), CBC (raw and PKCS#7) and CTR (a resumable stream).
 
+internal import RampartKernelSupport
+
 extension AES {
     /// Infinite Garble Extension mode, as MTProto 2.0 uses it.
     ///
@@ -55,31 +57,30 @@ extension AES {
         /// Decrypts `blocks` whole blocks from `input` into `buffer` (the same memory, or not
         /// overlapping; `input` nil: in place), like ``decrypt(_:blocks:using:iv:)``, and writes
         /// SHA-256(`prefix` ‖ plaintext) to `digest` (32 bytes): MTProto's msg_key over the
-        /// decrypted message (Docs/MTProto.md §1.6.4), with `prefix` the 32 auth-key bytes. With AES-NI and
-        /// SHA-NI (`Kernels.igeSHA256`) one stitched kernel decrypts and hashes in the same loop;
+        /// decrypted message (Docs/MTProto.md §1.6.4), with `prefix` the 32 auth-key bytes. Where the
+        /// `ige-sha256` registry's implementation reads the key's schedule (AES-NI and SHA-NI: one
+        /// stitched kernel decrypts and hashes in the same loop) it runs for two blocks and more;
         /// otherwise the two run one after the other. The digest is secret until compared.
         package static func decryptHashing(_ buffer: UnsafeMutableRawPointer, from input: UnsafeRawPointer? = nil, blocks: Int,
                                            using cipher: Cipher, iv: UnsafeMutableRawPointer, prefix: UnsafeRawBufferPointer,
                                            digest: UnsafeMutableRawPointer) {
             let s = cipher.schedule
             decryptHashing(buffer, from: input ?? UnsafeRawPointer(buffer), blocks: blocks, iv: iv, prefix: prefix, digest: digest,
-                           stitched: s.hardware ? (s.dec, s.rounds) : nil) { src in cipher.igeDecrypt(iv, src, buffer, blocks) }
+                           stitched: s.igeSHA256.map { ($0, s.enc, s.rounds) }) { src in cipher.igeDecrypt(iv, src, buffer, blocks) }
         }
 
         /// ``decryptHashing(_:from:blocks:using:iv:prefix:digest:)`` under a 32-byte key given as
-        /// bytes: with the AES kernel, its schedule is expanded on the stack and wiped after (no
-        /// allocation per message, as a server answering many small messages needs).
+        /// bytes: its schedule is expanded on the stack and wiped after (no allocation per message, as
+        /// a server answering many small messages needs).
         package static func decryptHashing(_ buffer: UnsafeMutableRawPointer, from input: UnsafeRawPointer? = nil, blocks: Int,
                                            key256: UnsafeRawPointer, iv: UnsafeMutableRawPointer, prefix: UnsafeRawBufferPointer,
                                            digest: UnsafeMutableRawPointer) {
             let src = input ?? UnsafeRawPointer(buffer)
-            guard Kernels.aes.runs(on: CPU.defaultBackend) else {
-                decryptHashing(buffer, from: input, blocks: blocks, using: Cipher(key256: key256), iv: iv, prefix: prefix, digest: digest)
-                return
-            }
-            withStackSchedule256(key256) { enc, dec, rounds in
-                decryptHashing(buffer, from: src, blocks: blocks, iv: iv, prefix: prefix, digest: digest, stitched: (dec, rounds)) { s in
-                    if blocks > 0 { AESKernel.igeDecrypt(dec, rounds, iv, s, buffer, blocks) }
+            withStackSchedule256(key256) { aes, schedule, rounds in
+                let ige = Registries.igeSHA256.implementation(for: CPU.defaultBackend)
+                decryptHashing(buffer, from: src, blocks: blocks, iv: iv, prefix: prefix, digest: digest,
+                               stitched: ige.aesLayout == aes.layout ? (ige, schedule, rounds) : nil) { s in
+                    if blocks > 0 { aes.igeDecrypt(schedule, rounds, iv, s, buffer, blocks) }
                 }
             }
         }
@@ -89,11 +90,7 @@ extension AES {
         package static func encrypt(_ buffer: UnsafeMutableRawPointer, blocks: Int, key256: UnsafeRawPointer,
                                     iv: UnsafeMutableRawPointer) {
             guard blocks > 0 else { return }
-            guard Kernels.aes.runs(on: CPU.defaultBackend) else {
-                encrypt(buffer, blocks: blocks, using: Cipher(key256: key256), iv: iv)
-                return
-            }
-            withStackSchedule256(key256) { enc, _, rounds in AESKernel.igeEncrypt(enc, rounds, iv, buffer, buffer, blocks) }
+            withStackSchedule256(key256) { aes, schedule, rounds in aes.igeEncrypt(schedule, rounds, iv, buffer, buffer, blocks) }
         }
 
         /// IGE decryption in place under a 32-byte key given as bytes (the stack-schedule form of
@@ -101,27 +98,23 @@ extension AES {
         package static func decrypt(_ buffer: UnsafeMutableRawPointer, blocks: Int, key256: UnsafeRawPointer,
                                     iv: UnsafeMutableRawPointer) {
             guard blocks > 0 else { return }
-            guard Kernels.aes.runs(on: CPU.defaultBackend) else {
-                decrypt(buffer, blocks: blocks, using: Cipher(key256: key256), iv: iv)
-                return
-            }
-            withStackSchedule256(key256) { _, dec, rounds in AESKernel.igeDecrypt(dec, rounds, iv, buffer, buffer, blocks) }
+            withStackSchedule256(key256) { aes, schedule, rounds in aes.igeDecrypt(schedule, rounds, iv, buffer, buffer, blocks) }
         }
 
-        /// The shared body: the stitched kernel when `stitched` (a hardware decryption schedule) is
-        /// given and SHA-NI is there, else `decrypt` (from the source) then SHA-256.
+        /// The shared body: the stitched implementation when `stitched` (one that reads the schedule
+        /// given with it) is given and there are two blocks or more, else `decrypt` (from the source)
+        /// then SHA-256.
         private static func decryptHashing(_ buffer: UnsafeMutableRawPointer, from src: UnsafeRawPointer, blocks: Int,
                                            iv: UnsafeMutableRawPointer, prefix: UnsafeRawBufferPointer, digest: UnsafeMutableRawPointer,
-                                           stitched: (dec: UnsafeRawPointer, rounds: Int)?, decrypt: (UnsafeRawPointer) -> Void) {
+                                           stitched: (impl: any IGESHA256Implementation.Type, schedule: UnsafeRawPointer, rounds: Int)?,
+                                           decrypt: (UnsafeRawPointer) -> Void) {
             precondition(prefix.count == 32, "the stitched hash takes a 32-byte prefix")
             var hashed = 0
             var words = SHA256Compressor.initialWords
-            if let k = stitched, Kernels.igeSHA256.isActive, blocks >= 2 {
-                hashed = sha256K.withUnsafeBufferPointer { kc in
-                    withUnsafeMutablePointer(to: &words) { w in
-                        w.withMemoryRebound(to: UInt32.self, capacity: 8) {
-                            IGESHA256Kernel.decrypt(k.dec, k.rounds, iv, src, buffer, blocks, $0, prefix.baseAddress!, kc.baseAddress!)
-                        }
+            if let k = stitched, blocks >= 2 {
+                hashed = withUnsafeMutablePointer(to: &words) { w in
+                    w.withMemoryRebound(to: UInt32.self, capacity: 8) {
+                        k.impl.decrypt(k.schedule, k.rounds, iv, src, buffer, blocks, $0, prefix.baseAddress!)
                     }
                 }
             } else if blocks > 0 {

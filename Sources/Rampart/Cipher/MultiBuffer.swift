@@ -131,27 +131,30 @@ package enum MultiBuffer {
         return selected
     }
 
-    /// Encrypts every job in place with AES-256-IGE. `backend` `.portable` (or no lane kernel) runs
-    /// each job alone on that backend's IGE.
+    /// Encrypts every job in place with AES-256-IGE through the `ige-lanes` registry's implementation
+    /// for `backend` (eight lanes on AES-NI, sixteen on 512-bit VAES where the 512-bit units are full
+    /// width), which expands the jobs' keys itself (four at a time). With one lane (the portable code,
+    /// another architecture) or one job, each job runs alone on `backend`'s IGE.
     package static func igeEncrypt(_ jobs: UnsafeBufferPointer<IGEJob>, backend: Backend = CPU.defaultBackend) {
-        guard Kernels.igeLanes.runs(on: backend), jobs.count > 1 else {
+        let tier = Registries.igeLanes.implementation(for: backend)
+        guard tier.lanes > 1, jobs.count > 1 else {
             for j in jobs where j.blocks > 0 {
                 let c = AES.Cipher(key256: j.key, backend: backend)
                 AES.IGE.encrypt(j.data, blocks: j.blocks, using: c, iv: j.iv)
             }
             return
         }
-        let lanes = IGELanesKernel.lanes, scratchBytes = IGELanesKernel.scratchBytes
-        // Each job's encryption schedule, 256 bytes apiece; an idle lane's scratch block and schedule
-        // after them; then the kernel's scratch (the wide kernel's interleaved schedules).
-        withUnsafeTemporaryAllocation(byteCount: 256 * (jobs.count + 1) + 64 + scratchBytes, alignment: 64) { area in
+        let lanes = tier.lanes, scratchBytes = tier.scratchBytes, sb = tier.scheduleBytes
+        // Each job's schedule, `sb` bytes apiece; an idle lane's schedule (zero) and scratch block after
+        // them; then the kernel's scratch (the wide kernel's interleaved schedules).
+        withUnsafeTemporaryAllocation(byteCount: sb * (jobs.count + 1) + 64 + scratchBytes, alignment: 64) { area in
             let base = area.baseAddress!
             let rounds = withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: jobs.count) { keys in
                 for (i, j) in jobs.enumerated() { keys[i] = j.key }
-                return IGELanesKernel.expandKeys256(UnsafePointer(keys.baseAddress!), jobs.count, base)
+                return tier.expandKeys256(UnsafePointer(keys.baseAddress!), jobs.count, base)
             }
-            let idleSchedule = base + 256 * jobs.count, idle = idleSchedule + 256, scratch = idle + 64
-            idleSchedule.initializeMemory(as: UInt8.self, repeating: 0, count: 256 + 64)
+            let idleSchedule = base + sb * jobs.count, idle = idleSchedule + sb, scratch = idle + 64
+            idleSchedule.initializeMemory(as: UInt8.self, repeating: 0, count: sb + 64)
             withUnsafeTemporaryAllocation(of: UnsafeRawPointer.self, capacity: lanes) { schedules in
                 withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer.self, capacity: lanes) { ivs in
                     schedule(lanes: lanes, jobCount: jobs.count, blockBytes: 16, idle: idle,
@@ -159,11 +162,11 @@ package enum MultiBuffer {
                     ) { job, data, strides, n in
                         for l in 0..<lanes {
                             let j = job[l]
-                            schedules[l] = UnsafeRawPointer(j >= 0 ? base + 256 * j : idleSchedule)
+                            schedules[l] = UnsafeRawPointer(j >= 0 ? base + sb * j : idleSchedule)
                             ivs[l] = j >= 0 ? jobs[j].iv : idle + 16
                         }
-                        IGELanesKernel.encrypt(UnsafePointer(schedules.baseAddress!), rounds, UnsafePointer(ivs.baseAddress!), data,
-                                               strides, n, scratch)
+                        tier.encrypt(UnsafePointer(schedules.baseAddress!), rounds, UnsafePointer(ivs.baseAddress!), data,
+                                     strides, n, scratch)
                     }
                 }
             }

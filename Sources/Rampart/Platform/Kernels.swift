@@ -2,11 +2,13 @@
 // with a name, decided once per process from the CPU features (`CPU.features`, which already honours
 // `RAMPART_FORCE_PORTABLE` and `RAMPART_DISABLE_FEATURES`).
 //
-// How a primitive reaches its kernel (Go's `sha256block_amd64.go` / `_arm64.go` / `_generic.go`
-// pattern): the engine calls an internal binding enum (`SHA256Kernel`, `AESKernel`, ...) without any
-// `#if`; each binding enum is defined once per architecture in a file whose name ends in
-// `+x86_64.swift`, `+arm64.swift` or `+generic.swift`, with the architecture condition once at the
-// top of that file. A binding declares its kernel's name and the features it needs; the generic file
+// Most primitives are on the registry (Platform/Registry.swift, Registrations.swift): the hashes, the
+// AES family (`aes`, `ghash`, `ige-sha256`, `ige-lanes`), X25519; their choices below are the
+// registries'. The others reach their kernel the older way (Go's `sha256block_amd64.go` / `_arm64.go`
+// / `_generic.go` pattern): the engine calls an internal binding enum (`ChaChaKernel`,
+// `MontgomeryKernel`, ...) without any `#if`; each binding enum is defined once per architecture in a
+// file whose name ends in `+x86_64.swift`, `+arm64.swift` or `+generic.swift`, with the architecture
+// condition once at the top of that file. A binding declares its kernel's name and the features it needs; the generic file
 // declares "no kernel" (its entry points are unreachable because the choice below is then inactive).
 //
 // Objects built with `Backend.hardware` (the default unless the portable path is forced) run a kernel
@@ -81,29 +83,23 @@ public enum Kernels {
     public static let chacha20 = KernelChoice("chacha20", kernel: ChaChaKernel.name, supported: ChaChaKernel.supported(CPU.features))
     /// The Argon2 compression and segment fill of `Argon2id` (x86_64: AVX2).
     public static let argon2 = KernelChoice("argon2", kernel: Argon2Kernel.name, supported: Argon2Kernel.supported(CPU.features))
-    /// The AES block function and its modes (x86_64: AES-NI; arm64: the ARMv8 AES instructions).
-    public static let aes = KernelChoice("aes", kernel: AESKernel.name, supported: AESKernel.supported(CPU.features))
-    /// GHASH, for AES-GCM, with the AES kernel (x86_64: PCLMULQDQ, stitched with AES-NI, in a VEX build
-    /// where AVX2 is present; arm64: PMULL).
-    public static let ghash = KernelChoice("ghash", kernel: GHASHKernel.selectedName,
-                                           supported: aes.isActive && GHASHKernel.supported(CPU.features))
+    /// The AES block function and its modes (x86_64: AES-NI, with CTR and CBC decryption of 256 bytes
+    /// and more sixteen blocks at a time on 256-bit VAES vectors where present, `aes-ni+vaes`; arm64:
+    /// the ARMv8 AES instructions). A key runs on the implementation that expanded it.
+    public static let aes = Registries.aes.choice
+    /// GHASH and AES-GCM's bulk loop (x86_64: PCLMULQDQ stitched with AES-NI, in a VEX build where AVX2
+    /// is present, `pclmulqdq+avx`, and messages of 256 bytes and more sixteen blocks at a time on VAES
+    /// and VPCLMULQDQ where present, `vaes+vpclmulqdq`; arm64: PMULL). Its GCM loop runs on keys whose
+    /// schedule it reads (AES-NI's); other keys run CTR and GHASH one after the other.
+    public static let ghash = Registries.ghash.choice
     /// AES-IGE decryption stitched with SHA-256 of the plaintext, MTProto's receiver (x86_64: AES-NI
-    /// and SHA-NI in one loop), for messages of 32 bytes and more.
-    public static let igeSHA256 = KernelChoice("ige-sha256", kernel: IGESHA256Kernel.name,
-                                               supported: aes.isActive && sha256.isActive && IGESHA256Kernel.supported(CPU.features))
-    /// AES-CTR and AES-CBC decryption on 256-bit vectors, sixteen blocks at a time (x86_64: VAES with
-    /// AVX2), for messages of 256 bytes and more; the rest of a message runs on ``aes``'s kernel.
-    public static let aesWide = KernelChoice("aes-wide", kernel: AESWideKernel.name,
-                                             supported: aes.isActive && AESWideKernel.supported(CPU.features))
-    /// AES-GCM on 256-bit vectors, sixteen blocks at a time (x86_64: VAES and VPCLMULQDQ with AVX2;
-    /// no AVX-512), with the GHASH kernel's table extended to sixteen powers. Messages of 256 bytes and
-    /// more; the rest of a message runs on ``ghash``'s 128-bit kernel.
-    public static let ghashWide = KernelChoice("ghash-wide", kernel: GHASHWideKernel.name,
-                                               supported: ghash.isActive && GHASHWideKernel.supported(CPU.features))
-    /// AES-IGE encryption of several independent messages at once, eight lanes (x86_64: AES-NI), for
-    /// MTProto's batch encryption.
-    public static let igeLanes = KernelChoice("ige-lanes", kernel: IGELanesKernel.name,
-                                              supported: aes.isActive && IGELanesKernel.supported(CPU.features))
+    /// and SHA-NI in one loop, where the SHA-256 kernel is SHA-NI), for messages of two blocks and more
+    /// on AES-NI keys.
+    public static let igeSHA256 = Registries.igeSHA256.choice
+    /// AES-IGE encryption of several independent messages at once, for MTProto's batch encryption
+    /// (x86_64: eight lanes on AES-NI, or sixteen on 512-bit VAES where the 512-bit units are full
+    /// width).
+    public static let igeLanes = Registries.igeLanes.choice
     /// SHA-256 of several independent messages at once, for MTProto's batch encryption (x86_64: eight
     /// lanes on AVX2 or AVX-512VL where the SHA extensions are absent; two alternating SHA-NI chains on
     /// AMD processors with them; inactive on Intel processors with them).
@@ -133,7 +129,7 @@ public enum Kernels {
                                                 supported: MontgomeryKernel.ifmaSupported(CPU.features))
 
     /// Every choice, in a fixed order.
-    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, poly1305, salsa20, chacha20, argon2, aes, aesWide, igeSHA256, igeLanes, sha256Lanes, ghash, ghashWide, montgomery,
+    public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, poly1305, salsa20, chacha20, argon2, aes, igeSHA256, igeLanes, sha256Lanes, ghash, montgomery,
                                              modexp2048, modexpIFMA, x25519, x25519Lanes]
 
     /// The implementations of `primitive` (a name in ``all``) this processor runs and whose

@@ -1,6 +1,7 @@
-// The AES-256 encryption schedules of the multi-buffer IGE path (`IGELanesKernel.expandKeys256`: four
-// keys at a time in lockstep, the rest one by one) against the one-key expansion every other AES
-// caller uses, and against FIPS-197's published last round key.
+// The AES-256 encryption schedules of the multi-buffer IGE path (the AES-NI lane kernels'
+// `expandKeys256`: four keys at a time in lockstep, the rest one by one) against the one-key expansion
+// of the AES-NI implementation every other AES caller uses, and against FIPS-197's published last round
+// key.
 
 #if arch(x86_64)
 @testable import Rampart
@@ -12,7 +13,8 @@ struct AESKeyScheduleTests {
     @Test("Four-at-a-time schedules equal one-key schedules (FIPS-197 A.3, all-zero, all-ones, random keys)",
           arguments: [1, 3, 4, 5, 8, 13])
     func fourAtATimeMatchesOneByOne(count: Int) throws {
-        guard CPU.features.aes else {
+        guard let lanes = Registries.igeLanes.runnableImplementation(named: "aes-ni-x8"),
+              let aesni = Registries.aes.runnableImplementation(named: "aes-ni") else {
             print("skipped: this processor has no AES-NI (the schedules run only where it does)")
             return
         }
@@ -27,17 +29,16 @@ struct AESKeyScheduleTests {
         let rounds = flat.withUnsafeBytes { raw in
             schedules.withUnsafeMutableBytes { out in
                 let pointers = (0..<count).map { UnsafeRawPointer(raw.baseAddress! + 32 * $0) }
-                return pointers.withUnsafeBufferPointer { IGELanesKernel.expandKeys256($0.baseAddress!, count, out.baseAddress!) }
+                return pointers.withUnsafeBufferPointer { lanes.expandKeys256($0.baseAddress!, count, out.baseAddress!) }
             }
         }
         #expect(rounds == 14)
         for (i, key) in keys.enumerated() {
-            var enc = [UInt8](repeating: 0, count: 240), dec = [UInt8](repeating: 0, count: 240)
-            let r = key.withUnsafeBytes { k in
-                enc.withUnsafeMutableBytes { e in dec.withUnsafeMutableBytes { AESKernel.expandKey(k.baseAddress!, 32, e.baseAddress!, $0.baseAddress!) } }
-            }
+            // AES-NI's layout: the encryption round keys first.
+            var schedule = [UInt8](repeating: 0, count: aesni.scheduleBytes)
+            let r = key.withUnsafeBytes { k in schedule.withUnsafeMutableBytes { aesni.expandKey(k.baseAddress!, 32, $0.baseAddress!) } }
             #expect(r == 14)
-            #expect(Array(schedules[256 * i ..< 256 * i + 240]) == enc, "key \(i) of \(count)")
+            #expect(Array(schedules[256 * i ..< 256 * i + 240]) == Array(schedule[0..<240]), "key \(i) of \(count)")
             // The 16 bytes after each schedule are not written.
             #expect(schedules[256 * i + 240 ..< 256 * i + 256].allSatisfy { $0 == 0xa5 }, "key \(i) of \(count)")
         }

@@ -109,6 +109,10 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             results[i] = [rfc.withUnsafeBytes { Array($0) }, other.withUnsafeBytes { Array($0) }]
             published = [(0, "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659")]
         case "aes":
+            // FIPS-197 C.3; IGE, CBC and CTR over 1 KiB; CTR and CBC decryption over sixteen-block groups
+            // and a tail (4133 bytes = 258 whole blocks and 5; CBC on the 4128 whole-block bytes), in
+            // place at an odd offset, and CTR across the low counter word's carry (where the VAES tier
+            // hands over to AES-NI's).
             let cipher = try AES.Cipher(key: pattern(32, 4), backend: b)
             #expect(cipher.backend == (b == .hardware && Kernels.aes.isActive ? .hardware : .portable))
             let fips = try AES.Cipher(key: (0..<32).map { UInt8($0) }, backend: b)
@@ -121,37 +125,23 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             var ctr = msg
             let stream = try AES.CTR(cipher: cipher, counter: Array(iv32[16..<32]))
             ctr.withUnsafeMutableBytes { stream.xor($0) }
-            results[i] = [block, ige, cbc, ctr]
-            published = [(0, "8ea2b7ca516745bfeafc49904b496089")]  // FIPS-197 C.3
-        case "aes-wide":
-            // CTR and CBC decryption over 16-block groups and a 128-bit tail (4133 bytes = 258 whole
-            // blocks and 5; CBC on the 4128 whole-block bytes), in place at an odd offset, and CTR across
-            // the low counter word's carry (where the wide kernel hands over to the 128-bit one); on
-            // hardware also against the 128-bit kernel alone.
-            let key = SymmetricKey(data: pattern(32, 30))
-            let msg = pattern(4133, 31), iv = pattern(16, 32)
+            let long = pattern(4133, 31), iv = pattern(16, 32)
             let carry: [UInt8] = [7, 7, 7, 7, 7, 7, 7, 7, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0]
-            var out: [[UInt8]] = []
-            for wide in [true, false] {
-                let cipher = try AES.Cipher(key: key, backend: b, wideGCM: wide)
-                var runs: [[UInt8]] = []
-                for counter in [iv, carry] {
-                    var buffer = [UInt8](repeating: 0, count: msg.count + 3)
-                    buffer.replaceSubrange(3..., with: msg)
-                    buffer.withUnsafeMutableBytes { all in
-                        let region = UnsafeMutableRawBufferPointer(rebasing: all[3...])
-                        (try? AES.CTR(cipher: cipher, counter: counter))?.xor(region)
-                    }
-                    runs.append(Array(buffer[3...]))
+            var runs: [[UInt8]] = []
+            for counter in [iv, carry] {
+                var buffer = [UInt8](repeating: 0, count: long.count + 3)
+                buffer.replaceSubrange(3..., with: long)
+                buffer.withUnsafeMutableBytes { all in
+                    let region = UnsafeMutableRawBufferPointer(rebasing: all[3...])
+                    (try? AES.CTR(cipher: cipher, counter: counter))?.xor(region)
                 }
-                let whole = Array(msg[0..<4128])
-                let cbc = try AES.CBC.encrypt(whole, using: cipher, iv: iv)
-                let back = try AES.CBC.decrypt(cbc, using: cipher, iv: iv)
-                #expect(back == whole, "CBC round trip (wide \(wide))")
-                out.append(contentsOf: runs + [cbc, back])
+                runs.append(Array(buffer[3...]))
             }
-            #expect(Array(out[0..<4]) == Array(out[4..<8]), "wide and 128-bit AES kernels differ")
-            results[i] = Array(out[0..<4])
+            let whole = Array(long[0..<4128])
+            let longCBC = try AES.CBC.encrypt(whole, using: cipher, iv: iv)
+            #expect(try AES.CBC.decrypt(longCBC, using: cipher, iv: iv) == whole, "CBC round trip")
+            results[i] = [block, ige, cbc, ctr, longCBC] + runs
+            published = [(0, "8ea2b7ca516745bfeafc49904b496089")]  // FIPS-197 C.3
         case "ige-sha256":
             // IGE decryption with SHA-256(prefix ‖ plaintext) (MTProto's receiver) at every block count
             // from 0 to 70 (the SHA-256 block boundary falls 32 bytes into the plaintext), against
@@ -285,24 +275,17 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let nonce = try AES.GCM.Nonce(data: pattern(12, 10))
             let box = try AES.GCM.seal(msg, using: cipher, nonce: nonce, authenticating: aad)
             #expect(try AES.GCM.open(box, using: cipher, authenticating: aad) == msg)
-            results[i] = [box.ciphertext, Array(box.tag)]
-        case "ghash-wide":
-            // Sixteen-block groups and a 128-bit tail: 4133 bytes = 258 whole blocks (16 groups of 16,
-            // then 2) and 5 bytes; through a per-call table and a prepared cipher; on hardware also
-            // against the 128-bit kernel alone (the wide tier turned off for that key).
-            let msg = pattern(4133, 26), aad = pattern(41, 27)
-            let nonce = try AES.GCM.Nonce(data: pattern(12, 28))
+            // Sixteen-block groups and a tail: 4133 bytes = 258 whole blocks (16 groups of 16, then 2)
+            // and 5 bytes, through a per-call table and a prepared cipher.
+            let long = pattern(4133, 26), longAAD = pattern(41, 27)
+            let longNonce = try AES.GCM.Nonce(data: pattern(12, 28))
             let key = SymmetricKey(data: pattern(32, 29))
-            var out: [[UInt8]] = []
-            for cipher in [try AES.Cipher(key: key, backend: b, wideGCM: true),
-                           try AES.Cipher(gcmKey: key.pinned(to: b), wideGCM: true)] {
-                let box = try AES.GCM.seal(msg, using: cipher, nonce: nonce, authenticating: aad)
-                #expect(try AES.GCM.open(box, using: cipher, authenticating: aad) == msg)
-                out += [box.ciphertext, Array(box.tag)]
+            var out = [box.ciphertext, Array(box.tag)]
+            for c in [try AES.Cipher(key: key, backend: b), try AES.Cipher(gcmKey: key.pinned(to: b))] {
+                let sealed = try AES.GCM.seal(long, using: c, nonce: longNonce, authenticating: longAAD)
+                #expect(try AES.GCM.open(sealed, using: c, authenticating: longAAD) == long)
+                out += [sealed.ciphertext, Array(sealed.tag)]
             }
-            let narrow = try AES.GCM.seal(msg, using: try AES.Cipher(key: key, backend: b, wideGCM: false), nonce: nonce,
-                                          authenticating: aad)
-            #expect(narrow.ciphertext == out[0] && Array(narrow.tag) == out[1], "wide and 128-bit GCM kernels differ")
             results[i] = out
         case "montgomery", "modexp-2048", "modexp-ct":
             // Fermat on the 2048-bit MTProto prime: 3^(p−1) ≡ 1, through both power routines; a 1088-bit
@@ -356,17 +339,14 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func everyChoiceIsNamedOnceAndListed() {
         let names = Kernels.all.map(\.primitive)
         #expect(Set(names).count == names.count)
-        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "poly1305", "salsa20", "chacha20", "argon2", "aes", "aes-wide", "ige-sha256", "ige-lanes", "sha256-lanes", "ghash",
-                          "ghash-wide", "montgomery", "modexp-2048", "modexp-ct", "x25519", "x25519-lanes"])
-        // The wide GCM tier runs only alongside the GHASH kernel, the wide AES tier alongside AES-NI.
-        if Kernels.ghashWide.isActive { #expect(Kernels.ghash.isActive) }
-        if Kernels.aesWide.isActive { #expect(Kernels.aes.isActive) }
+        #expect(names == ["sha1", "sha256", "sha512", "blake2b", "poly1305", "salsa20", "chacha20", "argon2", "aes", "ige-sha256", "ige-lanes", "sha256-lanes", "ghash",
+                          "montgomery", "modexp-2048", "modexp-ct", "x25519", "x25519-lanes"])
         for k in Kernels.all {
             #expect(k.description == "\(k.primitive): \(k.selected)")
             if k.isActive { #expect(k.kernel != nil && k.selected == k.kernel) } else { #expect(k.selected == "portable") }
         }
         #expect(Kernels.summary.contains("sha256: \(Kernels.sha256.selected)"))
-        // GHASH runs only alongside the AES kernel.
+        // A GHASH kernel runs only where an AES kernel of the layout its GCM loop reads does.
         if Kernels.ghash.isActive { #expect(Kernels.aes.isActive) }
     }
 
