@@ -229,4 +229,10 @@ public enum MontgomeryAVX2 {
         _ = x2
     }
 }
+/// Public powers modulo 2048-bit moduli on AVX2 in radix 2^28 (RSAZ style).
+extension MontgomeryAVX2: MontgomeryWideImplementation {
+    public static let name = "avx2"
+    public static let requires: KernelFeatures = [.avx2]
+}
+
 #endif

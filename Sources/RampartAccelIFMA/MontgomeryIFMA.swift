@@ -347,4 +347,11 @@ public enum MontgomeryIFMA {
     }
 }
 
+/// Powers modulo 1024- and 2048-bit moduli on AVX-512 IFMA in radix 2^52.
+extension MontgomeryIFMA: ModularPowerImplementation {
+    public static let name = "avx512ifma"
+    public static let requires: KernelFeatures = [.avx512vl, .avx512ifma, .bmi2, .adx]
+    public static func serves(limbs: Int) -> Bool { digits(limbs: limbs) != nil }
+}
+
 #endif

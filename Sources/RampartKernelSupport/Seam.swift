@@ -114,6 +114,63 @@ public protocol X25519LanesImplementation: KernelImplementation {
                                _ scalars: UnsafePointer<UInt64>)
 }
 
+// MARK: - Modular arithmetic
+
+/// Montgomery multiplication and squaring modulo an odd `n`-limb modulus `m` (R = 2^(64n)):
+/// `r = a · b · R⁻¹ mod m` and `r = a² · R⁻¹ mod m` for `a < R`, `b < m`, with `m0inv = −m⁻¹ mod 2^64`;
+/// `t` is n + 2 limbs of scratch. Constant time in the values.
+public protocol MontgomeryImplementation: KernelImplementation {
+    static func mul(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
+                    _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>)
+    static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
+                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>)
+}
+
+/// Public-exponent powers modulo moduli of ``limbs`` limbs in the implementation's own Montgomery
+/// radix R' = 2^``montgomeryBits`` (the caller precomputes `rr = R'² mod m`). `ws` holds
+/// ``workspaceLanes`` words.
+public protocol MontgomeryWideImplementation: KernelImplementation {
+    /// The modulus size served, in 64-bit limbs.
+    static var limbs: Int { get }
+    static var montgomeryBits: Int { get }
+    static var workspaceLanes: Int { get }
+    /// `out = base^exp mod m`, sliding window, variable time; `base < m`, `exp[el − 1] ≠ 0`.
+    static func powerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                        _ el: Int, _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ rr: UnsafePointer<UInt64>,
+                        _ ws: UnsafeMutablePointer<UInt64>)
+    /// `out = a · b · R'⁻¹ mod m` for `a, b < m`.
+    static func mul(_ out: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
+                    _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ ws: UnsafeMutablePointer<UInt64>)
+}
+
+/// Constant-time and public-exponent powers modulo the moduli it serves (``serves(limbs:)``), in its
+/// own Montgomery radix R' = 2^``montgomeryBits(limbs:)`` (the caller precomputes `rr = R'² mod m`),
+/// and two constant-time powers at once modulo two 16-limb moduli (RSA-CRT). `ws` holds
+/// ``workspaceLanes(limbs:pair:)`` words.
+public protocol ModularPowerImplementation: KernelImplementation {
+    static func serves(limbs: Int) -> Bool
+    static func montgomeryBits(limbs: Int) -> Int
+    static func workspaceLanes(limbs: Int, pair: Bool) -> Int
+    /// `out = base^exp mod m`, constant time in base, exponent and modulus (`window` 1...5 bits).
+    static func powerCT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                        _ expLimbs: Int, window: Int, _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ rr: UnsafePointer<UInt64>,
+                        limbs: Int, _ ws: UnsafeMutablePointer<UInt64>)
+    /// `out = base^exp mod m`, sliding window, variable time; `base < m`, `exp[expLimbs − 1] ≠ 0`.
+    static func powerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                        _ expLimbs: Int, _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, _ rr: UnsafePointer<UInt64>,
+                        limbs: Int, _ ws: UnsafeMutablePointer<UInt64>)
+    /// Two constant-time powers modulo two 16-limb moduli, exponents of `expLimbs` limbs each.
+    static func powerCTPair(_ out1: UnsafeMutablePointer<UInt64>, _ base1: UnsafePointer<UInt64>, _ exp1: UnsafePointer<UInt64>,
+                            _ m1: UnsafePointer<UInt64>, _ m0inv1: UInt64, _ rr1: UnsafePointer<UInt64>,
+                            _ out2: UnsafeMutablePointer<UInt64>, _ base2: UnsafePointer<UInt64>, _ exp2: UnsafePointer<UInt64>,
+                            _ m2: UnsafePointer<UInt64>, _ m0inv2: UInt64, _ rr2: UnsafePointer<UInt64>,
+                            expLimbs: Int, window: Int, _ ws: UnsafeMutablePointer<UInt64>)
+    /// `out = a · b · R'⁻¹ mod m` for `a, b < m` (testing); with `pair` through both halves of the
+    /// interleaved form, false when they disagree.
+    static func mul(_ out: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
+                    _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, limbs: Int, pair: Bool, _ ws: UnsafeMutablePointer<UInt64>) -> Bool
+}
+
 /// FIPS 180-4's SHA-256 round constants K[0..<64]: the one copy every implementation reads.
 public let sha256RoundConstants: [UInt32] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

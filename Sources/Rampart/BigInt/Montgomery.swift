@@ -7,12 +7,12 @@
 // in [0, m). Montgomery form of x is x·R mod m with R = 2^(64n).
 
 //
-// Kernels: `Montgomery.mul`/`square` run `MontgomeryKernel` (MontgomeryKernels+x86_64.swift:
-// mulx/adcx/adox) for a modulus on the hardware backend when `Kernels.montgomery` is active, and the
-// portable product-scanning loops otherwise (`mulPortable`/`squarePortable` in
-// MontgomeryLoops.generated.swift, rendered by Scripts/gen_montgomery_loops.py from the template that
-// also makes the BMI2 module's loops); public powers modulo a 2048-bit modulus use the wide AVX2
-// kernel when `Kernels.modexp2048` is active.
+// Implementations (Platform/Registrations.swift): `Montgomery.mul`/`square` run the `montgomery`
+// registry's implementation for the modulus's backend (mulx/adcx/adox, or the portable
+// product-scanning loops `mulPortable`/`squarePortable` of MontgomeryLoops.generated.swift, rendered
+// by Scripts/gen_montgomery_loops.py from the template that also makes the BMI2 module's loops);
+// powers modulo moduli a `modexp-ct` or `modexp-2048` kernel serves run that kernel (IFMA: constant
+// time and public; AVX2: public, 2048-bit), the others the fixed- and sliding-window loops below.
 
 internal import RampartKernelSupport
 
@@ -50,17 +50,18 @@ public struct Modulus: Sendable {
     public let limbCount: Int
     /// `-m⁻¹ mod 2⁶⁴`.
     let m0inv: UInt64
-    /// Whether `R'² mod m` for the AVX2 kernel's radix-2^28 form is present (2048-bit moduli on
-    /// the hardware backend with `Kernels.modexp2048` active, or asked for by the tests): public
-    /// powers then run that kernel.
-    let hasAVX2Constants: Bool
-    /// Whether `R''² mod m` for the IFMA kernel's radix-2^52 form is present (16- and 32-limb moduli on
-    /// the hardware backend with `Kernels.modexpIFMA` active): constant-time and public powers then run
-    /// that kernel.
-    let hasIFMAConstants: Bool
-    /// Whether multiplications run the `Kernels.montgomery` kernel (the hardware backend with the
-    /// kernel active).
-    let hardware: Bool
+    /// The `modexp-2048` implementation public powers run, with `R'² mod m` for its radix stored
+    /// (2048-bit moduli where its kernel is selected for the backend, or pinned, or asked for by the
+    /// tests).
+    let wide: (any MontgomeryWideImplementation.Type)?
+    /// The `modexp-ct` implementation constant-time and public powers run, with `R''² mod m` for its
+    /// radix stored (the moduli its kernel serves, where it is selected for the backend or pinned).
+    let power: (any ModularPowerImplementation.Type)?
+    /// The `montgomery` implementation multiplications run (the registry's for the backend).
+    let hardware: any MontgomeryImplementation.Type
+
+    var hasAVX2Constants: Bool { wide != nil }
+    var hasIFMAConstants: Bool { power != nil }
 
     /// The limbs of `m` (exactly `limbCount` of them).
     var m: UnsafePointer<UInt64> { UnsafePointer(storage.base) }
@@ -68,10 +69,10 @@ public struct Modulus: Sendable {
     var rr: UnsafePointer<UInt64> { UnsafePointer(storage.base + limbCount) }
     /// `R mod m`, the Montgomery form of 1 (n limbs).
     var one: UnsafePointer<UInt64> { UnsafePointer(storage.base + 2 * limbCount) }
-    /// `2^4256 mod m` (the R'² of the AVX2 kernel, 32 limbs), when ``hasAVX2Constants``.
+    /// `R'² mod m` of the ``wide`` implementation (32 limbs), when ``hasAVX2Constants``.
     var rrAVX2: UnsafePointer<UInt64> { UnsafePointer(storage.base + 3 * limbCount) }
 
-    /// `2^(2·52·N) mod m` (the R''² of the IFMA kernel, n limbs), when ``hasIFMAConstants``.
+    /// `R''² mod m` of the ``power`` implementation (n limbs), when ``hasIFMAConstants``.
     var rrIFMA: UnsafePointer<UInt64> { UnsafePointer(storage.base + (hasAVX2Constants ? 4 : 3) * limbCount) }
 
     /// The modulus `m` (a new value each time: the caller owns and may wipe it).
@@ -108,12 +109,13 @@ public struct Modulus: Sendable {
         guard declassified(usable) == 1 else { throw .invalidModulus }
         let n = m.limbs.count
         limbCount = n
-        hardware = Kernels.montgomery.runs(on: backend)
-        hasAVX2Constants = n == MontgomeryKernel.wideLimbs
-            && (Kernels.modexp2048.runs(on: backend)
-                || (wideKernel && backend == .hardware && !CPU.forcePortable && MontgomeryKernel.wideSupported(CPU.features)))
-        hasIFMAConstants = ifmaKernel && MontgomeryKernel.ifmaServes(limbs: n) && Kernels.modexpIFMA.runs(on: backend)
-        storage = Storage(count: (3 + (hasAVX2Constants ? 1 : 0) + (hasIFMAConstants ? 1 : 0)) * n)
+        hardware = Registries.montgomery.implementation(for: backend)
+        var wide = Registries.modexp2048.kernelOrPin(for: backend)
+        if wideKernel && backend == .hardware { wide = Registries.modexp2048.runnableImplementation(named: "avx2") ?? wide }
+        self.wide = wide.flatMap { $0.limbs == n ? $0 : nil }
+        let power = ifmaKernel ? Registries.modexpCT.kernelOrPin(for: backend) : nil
+        self.power = power.flatMap { $0.serves(limbs: n) ? $0 : nil }
+        storage = Storage(count: (3 + (self.wide != nil ? 1 : 0) + (self.power != nil ? 1 : 0)) * n)
         let base = storage.base
         m.limbs.withUnsafeBufferPointer { base.update(from: $0.baseAddress!, count: n) }
         // Newton iteration for m0^-1 mod 2^64: each step doubles the number of correct bits (x = m0
@@ -122,7 +124,7 @@ public struct Modulus: Sendable {
         var x = m0
         for _ in 0..<5 { x = x &* (2 &- m0 &* x) }
         m0inv = 0 &- x
-        let inv = m0inv, avx2 = hasAVX2Constants, ifma = hasIFMAConstants, hw = hardware
+        let inv = m0inv, avx2 = self.wide, ifma = self.power, hw = hardware
         Modulus.withWorkspace(limbs: 2 * n + 2) { ws in
             let tmp = ws, t = ws + n
             let pm = UnsafePointer(base), rr = base + n, one = base + 2 * n
@@ -133,13 +135,13 @@ public struct Modulus: Sendable {
             for _ in 0..<64 { Montgomery.doubleMod(one, pm, n, tmp) }
             // R² mod m and R'² mod m are the Montgomery forms of 2^(64n) and 2^(4256 − 2048).
             Montgomery.montgomeryPowerOfTwo(64 * n, into: rr, one: one, pm, n, inv, tmp, t, hw)
-            if avx2 {
-                Montgomery.montgomeryPowerOfTwo(2 * MontgomeryKernel.wideMontgomeryBits - 64 * n, into: base + 3 * n,
+            if let avx2 {
+                Montgomery.montgomeryPowerOfTwo(2 * avx2.montgomeryBits - 64 * n, into: base + 3 * n,
                                                 one: one, pm, n, inv, tmp, t, hw)
             }
-            if ifma {
-                Montgomery.montgomeryPowerOfTwo(2 * MontgomeryKernel.ifmaMontgomeryBits(limbs: n) - 64 * n,
-                                                into: base + (avx2 ? 4 : 3) * n, one: one, pm, n, inv, tmp, t, hw)
+            if let ifma {
+                Montgomery.montgomeryPowerOfTwo(2 * ifma.montgomeryBits(limbs: n) - 64 * n,
+                                                into: base + (avx2 != nil ? 4 : 3) * n, one: one, pm, n, inv, tmp, t, hw)
             }
         }
     }
@@ -318,35 +320,14 @@ public struct Modulus: Sendable {
             return
         }
         let w = Modulus.window(forExponentLimbs: expLimbs)
-        if hasIFMAConstants {
-            withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: n, pair: false)) { ws in
-                MontgomeryKernel.ifmaPowerCT(out, base, exp, expLimbs, window: w, m, m0inv, rrIFMA, limbs: n, ws)
+        if let power {
+            withWorkspace(limbs: power.workspaceLanes(limbs: n, pair: false)) { ws in
+                power.powerCT(out, base, exp, expLimbs, window: w, m, m0inv, rrIFMA, limbs: n, ws)
             }
             return
         }
-        let size = 1 << w
-        // Layout: table (size·n) | acc (n) | sel (n) | t (n + 2)
-        withWorkspace(limbs: size * n + 3 * n + 2) { ws in
-            let table = ws, acc = ws + size * n, sel = acc + n, t = sel + n
-            let pm = m
-            table.update(from: one, count: n)
-            Montgomery.mul(table + n, base, rr, pm, n, m0inv, t, hardware)  // x·R
-            for k in 2..<size {
-                Montgomery.mul(table + k * n, table + (k - 1) * n, table + n, pm, n, m0inv, t, hardware)
-            }
-            let totalBits = expLimbs * 64
-            var pos = totalBits - (totalBits % w == 0 ? w : totalBits % w)
-            Montgomery.select(acc, table, size, n, Montgomery.bits(exp, pos, totalBits - pos))
-            while pos > 0 {
-                pos -= w
-                for _ in 0..<w { Montgomery.square(acc, acc, pm, n, m0inv, t, hardware) }
-                Montgomery.select(sel, table, size, n, Montgomery.bits(exp, pos, w))
-                Montgomery.mul(acc, acc, sel, pm, n, m0inv, t, hardware)
-            }
-            // Leave Montgomery form: acc · 1 / R.
-            sel.update(repeating: 0, count: n)
-            sel[0] = 1
-            Montgomery.mul(out, acc, sel, pm, n, m0inv, t, hardware)
+        withWorkspace(limbs: Montgomery.powerCTWorkspace(limbs: n, window: w)) { ws in
+            Montgomery.powerCT(out, base, exp, expLimbs, window: w, m, n, m0inv, rr: rr, one: one, hardware, ws)
         }
     }
 
@@ -367,9 +348,9 @@ public struct Modulus: Sendable {
             return
         }
         if hasIFMAConstants || hasAVX2Constants {
-            if hasIFMAConstants {
-                withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: n, pair: false)) { ws in
-                    MontgomeryKernel.ifmaPowerVT(out, base, exp, el, m, m0inv, rrIFMA, limbs: n, ws)
+            if let power {
+                withWorkspace(limbs: power.workspaceLanes(limbs: n, pair: false)) { ws in
+                    power.powerVT(out, base, exp, el, m, m0inv, rrIFMA, limbs: n, ws)
                 }
             } else {
                 powerVTAVX2(out, base, exp, el)
@@ -381,31 +362,8 @@ public struct Modulus: Sendable {
             }
             return
         }
-        let bits = el * 64 - exp[el - 1].leadingZeroBitCount
-        let w = slidingWindowWidth(bits: bits)
-        let odd = 1 << (w - 1)   // table of x, x^3, ..., x^(2^w - 1)
-        withWorkspace(limbs: odd * n + 3 * n + 2) { ws in
-            let table = ws, acc = ws + odd * n, x2 = acc + n, t = x2 + n
-            do {
-                let pm = m
-                Montgomery.mul(table, base, rr, pm, n, m0inv, t, hardware)
-                if odd > 1 {
-                    Montgomery.square(x2, table, pm, n, m0inv, t, hardware)
-                    for k in 1..<odd { Montgomery.mul(table + k * n, table + (k - 1) * n, x2, pm, n, m0inv, t, hardware) }
-                }
-                let hw = hardware, inv = m0inv
-                slidingWindowScan(exp, bits: bits, width: w,
-                                  start: { acc.update(from: table + $0 * n, count: n) },
-                                  square: { Montgomery.square(acc, acc, pm, n, inv, t, hw) },
-                                  multiply: { Montgomery.mul(acc, acc, table + $0 * n, pm, n, inv, t, hw) })
-                if montgomeryOut {
-                    out.update(from: acc, count: n)
-                } else {
-                    x2.update(repeating: 0, count: n)
-                    x2[0] = 1
-                    Montgomery.mul(out, acc, x2, pm, n, m0inv, t, hardware)
-                }
-            }
+        withWorkspace(limbs: Montgomery.powerVTWorkspace(limbs: n)) { ws in
+            Montgomery.powerVT(out, base, exp, el, m, n, m0inv, rr: rr, montgomeryOut: montgomeryOut, hardware, ws)
         }
     }
 }
@@ -418,16 +376,16 @@ extension Modulus {
     static func powerCTPair(_ p: Modulus, _ outP: UnsafeMutablePointer<UInt64>, _ baseP: UnsafePointer<UInt64>,
                             _ expP: UnsafePointer<UInt64>, _ q: Modulus, _ outQ: UnsafeMutablePointer<UInt64>,
                             _ baseQ: UnsafePointer<UInt64>, _ expQ: UnsafePointer<UInt64>, expLimbs: Int) {
-        guard p.hasIFMAConstants, q.hasIFMAConstants, p.limbCount == 16, q.limbCount == 16, expLimbs > 0 else {
+        guard let power = p.power, let qPower = q.power, power == qPower, p.limbCount == 16, q.limbCount == 16,
+              expLimbs > 0 else {
             p.powerCT(outP, baseP, expP, expLimbs)
             q.powerCT(outQ, baseQ, expQ, expLimbs)
             return
         }
         withExtendedLifetime((p.storage, q.storage)) {
-            Modulus.withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: 16, pair: true)) { ws in
-                MontgomeryKernel.ifmaPowerCTPair(outP, baseP, expP, p.m, p.m0inv, p.rrIFMA,
-                                                 outQ, baseQ, expQ, q.m, q.m0inv, q.rrIFMA,
-                                                 expLimbs: expLimbs, window: Modulus.window(forExponentLimbs: expLimbs), ws)
+            Modulus.withWorkspace(limbs: power.workspaceLanes(limbs: 16, pair: true)) { ws in
+                power.powerCTPair(outP, baseP, expP, p.m, p.m0inv, p.rrIFMA, outQ, baseQ, expQ, q.m, q.m0inv, q.rrIFMA,
+                                  expLimbs: expLimbs, window: Modulus.window(forExponentLimbs: expLimbs), ws)
             }
         }
     }
@@ -455,10 +413,10 @@ extension Modulus {
     /// Testing hook: the IFMA kernel's carry normalisation of 20 or 40 accumulator lanes (each below
     /// 2^60) into digits below 2^52, or nil where the kernel does not run.
     @_spi(Testing) public static func ifmaNormalise(_ lanes: [UInt64]) -> [UInt64]? {
-        guard Kernels.modexpIFMA.isActive, lanes.count == 20 || lanes.count == 40 else { return nil }
+        guard lanes.count == 20 || lanes.count == 40, let normalise = Registries.modexpCTNormalise else { return nil }
         var out = [UInt64](repeating: 0, count: lanes.count)
         lanes.withUnsafeBufferPointer { l in out.withUnsafeMutableBufferPointer { o in
-            MontgomeryKernel.ifmaNormalise(o.baseAddress!, l.baseAddress!, digits: lanes.count)
+            normalise(o.baseAddress!, l.baseAddress!, lanes.count)
         } }
         return out
     }
@@ -466,15 +424,15 @@ extension Modulus {
     /// Testing hook: `a · b · 2^−(52·N) mod m` through one IFMA product (`pair`: both halves of the
     /// interleaved kernel, which must agree), or nil where the kernel does not run. `a, b < m`.
     @_spi(Testing) public func montgomeryProductIFMA(_ a: BigUInt, _ b: BigUInt, pair: Bool) -> BigUInt? {
-        guard hasIFMAConstants, a < value, b < value, !pair || limbCount == 16 else { return nil }
+        guard let power, a < value, b < value, !pair || limbCount == 16 else { return nil }
         let pa = Modulus.padded(a, limbCount), pb = Modulus.padded(b, limbCount)
         var out = [UInt64](repeating: 0, count: limbCount)
         var agree = true
-        withWorkspace(limbs: MontgomeryKernel.ifmaWorkspaceLanes(limbs: limbCount, pair: true)) { ws in
+        withWorkspace(limbs: power.workspaceLanes(limbs: limbCount, pair: true)) { ws in
             pa.withUnsafeBufferPointer { xa in pb.withUnsafeBufferPointer { xb in
                 out.withUnsafeMutableBufferPointer { po in
-                    agree = MontgomeryKernel.ifmaMul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv,
-                                                     limbs: limbCount, pair: pair, ws)
+                    agree = power.mul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv,
+                                      limbs: limbCount, pair: pair, ws)
                 }
             } }
         }
@@ -485,8 +443,9 @@ extension Modulus {
     /// sliding window, variable time; `exp[el − 1] ≠ 0`.
     func powerVTAVX2(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>,
                      _ exp: UnsafePointer<UInt64>, _ el: Int) {
-        withWorkspace(limbs: MontgomeryKernel.wideWorkspaceLanes) { ws in
-            MontgomeryKernel.widePowerVT(out, base, exp, el, m, m0inv, rrAVX2, ws)
+        guard let wide else { return }
+        withWorkspace(limbs: wide.workspaceLanes) { ws in
+            wide.powerVT(out, base, exp, el, m, m0inv, rrAVX2, ws)
         }
     }
 
@@ -508,13 +467,13 @@ extension Modulus {
     /// Testing hook: `a · b · 2^−2128 mod m` through the AVX2 kernel's multiplication, or nil where
     /// it does not run. `a, b < m`.
     @_spi(Testing) public func montgomeryProductAVX2(_ a: BigUInt, _ b: BigUInt) -> BigUInt? {
-        guard hasAVX2Constants, a < value, b < value else { return nil }
+        guard let wide, a < value, b < value else { return nil }
         let pa = Modulus.padded(a, limbCount), pb = Modulus.padded(b, limbCount)
         var out = [UInt64](repeating: 0, count: limbCount)
-        withWorkspace(limbs: MontgomeryKernel.wideWorkspaceLanes) { ws in
+        withWorkspace(limbs: wide.workspaceLanes) { ws in
             pa.withUnsafeBufferPointer { xa in pb.withUnsafeBufferPointer { xb in
                 out.withUnsafeMutableBufferPointer { po in
-                    MontgomeryKernel.wideMul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv, ws)
+                    wide.mul(po.baseAddress!, xa.baseAddress!, xb.baseAddress!, m, m0inv, ws)
                 }
             } }
         }
@@ -525,22 +484,85 @@ extension Modulus {
 /// The Montgomery kernels on raw limb buffers.
 @usableFromInline
 enum Montgomery {
-    /// `r = a · b · R⁻¹ mod m` (see ``mulPortable(_:_:_:_:_:_:_:)``), through the kernel when `hw`
-    /// (the modulus's ``Modulus/hardware``).
+    /// `r = a · b · R⁻¹ mod m` (see ``mulPortable(_:_:_:_:_:_:_:)``) with `impl` (the modulus's
+    /// ``Modulus/hardware``).
     @inline(__always)
     static func mul(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ b: UnsafePointer<UInt64>,
                     _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>,
-                    _ hw: Bool) {
-        if hw { MontgomeryKernel.mul(r, a, b, m, n, m0inv, t); return }
-        mulPortable(r, a, b, m, n, m0inv, t)
+                    _ impl: any MontgomeryImplementation.Type) {
+        impl.mul(r, a, b, m, n, m0inv, t)
     }
 
-    /// `r = a² · R⁻¹ mod m`, through the kernel when `hw`.
+    /// `r = a² · R⁻¹ mod m` with `impl`.
     @inline(__always)
     static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
-                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>, _ hw: Bool) {
-        if hw { MontgomeryKernel.square(r, a, m, n, m0inv, t); return }
-        squarePortable(r, a, m, n, m0inv, t)
+                       _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>, _ impl: any MontgomeryImplementation.Type) {
+        impl.square(r, a, m, n, m0inv, t)
+    }
+
+    /// Words of workspace ``powerCT(_:_:_:_:window:_:_:_:rr:one:_:_:)`` needs.
+    static func powerCTWorkspace(limbs n: Int, window w: Int) -> Int { (1 << w) * n + 3 * n + 2 }
+
+    /// `out = base^exp mod m` with a fixed window of `w` bits, constant time in the values of base
+    /// and exponent, on the Montgomery implementation `impl` (R = 2^(64n); `rr` = R² mod m, `one` =
+    /// R mod m). `base` is n limbs (any value below R); `out` may alias `base`; `ws` holds
+    /// ``powerCTWorkspace(limbs:window:)`` words.
+    static func powerCT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                        _ expLimbs: Int, window w: Int, _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64,
+                        rr: UnsafePointer<UInt64>, one: UnsafePointer<UInt64>, _ impl: any MontgomeryImplementation.Type,
+                        _ ws: UnsafeMutablePointer<UInt64>) {
+        let size = 1 << w
+        // Layout: table (size·n) | acc (n) | sel (n) | t (n + 2)
+        let table = ws, acc = ws + size * n, sel = acc + n, t = sel + n
+        table.update(from: one, count: n)
+        mul(table + n, base, rr, m, n, m0inv, t, impl)  // x·R
+        for k in 2..<size {
+            mul(table + k * n, table + (k - 1) * n, table + n, m, n, m0inv, t, impl)
+        }
+        let totalBits = expLimbs * 64
+        var pos = totalBits - (totalBits % w == 0 ? w : totalBits % w)
+        select(acc, table, size, n, bits(exp, pos, totalBits - pos))
+        while pos > 0 {
+            pos -= w
+            for _ in 0..<w { square(acc, acc, m, n, m0inv, t, impl) }
+            select(sel, table, size, n, bits(exp, pos, w))
+            mul(acc, acc, sel, m, n, m0inv, t, impl)
+        }
+        // Leave Montgomery form: acc · 1 / R.
+        sel.update(repeating: 0, count: n)
+        sel[0] = 1
+        mul(out, acc, sel, m, n, m0inv, t, impl)
+    }
+
+    /// Words of workspace ``powerVT(_:_:_:_:_:_:_:rr:montgomeryOut:_:_:)`` needs (the widest window, 6 bits).
+    static func powerVTWorkspace(limbs n: Int) -> Int { 32 * n + 3 * n + 2 }
+
+    /// `out = base^exp mod m` (or its Montgomery form when `montgomeryOut`) with a sliding window,
+    /// variable time, on `impl` (R = 2^(64n), `rr` = R² mod m). `base` is n limbs and below m,
+    /// `exp[el − 1] ≠ 0`; `out` may alias `base`; `ws` holds ``powerVTWorkspace(limbs:)`` words.
+    static func powerVT(_ out: UnsafeMutablePointer<UInt64>, _ base: UnsafePointer<UInt64>, _ exp: UnsafePointer<UInt64>,
+                        _ el: Int, _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64, rr: UnsafePointer<UInt64>,
+                        montgomeryOut: Bool, _ impl: any MontgomeryImplementation.Type, _ ws: UnsafeMutablePointer<UInt64>) {
+        let bits = el * 64 - exp[el - 1].leadingZeroBitCount
+        let w = slidingWindowWidth(bits: bits)
+        let odd = 1 << (w - 1)   // table of x, x^3, ..., x^(2^w - 1)
+        let table = ws, acc = ws + odd * n, x2 = acc + n, t = x2 + n
+        mul(table, base, rr, m, n, m0inv, t, impl)
+        if odd > 1 {
+            square(x2, table, m, n, m0inv, t, impl)
+            for k in 1..<odd { mul(table + k * n, table + (k - 1) * n, x2, m, n, m0inv, t, impl) }
+        }
+        slidingWindowScan(exp, bits: bits, width: w,
+                          start: { acc.update(from: table + $0 * n, count: n) },
+                          square: { square(acc, acc, m, n, m0inv, t, impl) },
+                          multiply: { mul(acc, acc, table + $0 * n, m, n, m0inv, t, impl) })
+        if montgomeryOut {
+            out.update(from: acc, count: n)
+        } else {
+            x2.update(repeating: 0, count: n)
+            x2[0] = 1
+            mul(out, acc, x2, m, n, m0inv, t, impl)
+        }
     }
 
     /// `w` bits of `exp` starting at bit `pos` (RampartKernelSupport's `exponentWindow`, which the IFMA
@@ -581,7 +603,7 @@ enum Montgomery {
     static func montgomeryPowerOfTwo(_ k: Int, into out: UnsafeMutablePointer<UInt64>, one: UnsafePointer<UInt64>,
                                      _ m: UnsafePointer<UInt64>, _ n: Int, _ m0inv: UInt64,
                                      _ tmp: UnsafeMutablePointer<UInt64>, _ t: UnsafeMutablePointer<UInt64>,
-                                     _ hw: Bool) {
+                                     _ hw: any MontgomeryImplementation.Type) {
         out.update(from: one, count: n)
         guard k > 0 else { return }
         var bit = Int.bitWidth - 1 - k.leadingZeroBitCount
@@ -607,7 +629,7 @@ extension Modulus {
                         Montgomery.mulPortable(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, m, limbCount, m0inv, t)
                     } else {
                         Montgomery.mul(po.baseAddress!, pa.baseAddress!, pb.baseAddress!, m, limbCount, m0inv, t,
-                                       Kernels.montgomery.isActive)
+                                       Registries.montgomery.implementation(for: backend))
                     }
                 }
             } }
@@ -627,7 +649,7 @@ extension Modulus {
                         Montgomery.squarePortable(po.baseAddress!, pa.baseAddress!, m, limbCount, m0inv, t)
                     } else {
                         Montgomery.square(po.baseAddress!, pa.baseAddress!, m, limbCount, m0inv, t,
-                                          Kernels.montgomery.isActive)
+                                          Registries.montgomery.implementation(for: backend))
                     }
                 }
             }

@@ -105,8 +105,7 @@ public enum Kernels {
     /// AMD processors with them; inactive on Intel processors with them).
     public static let sha256Lanes = Registries.sha256Lanes.choice
     /// Montgomery multiplication and squaring at every size (x86_64: `mulx`/`adcx`/`adox`).
-    public static let montgomery = KernelChoice("montgomery", kernel: MontgomeryKernel.name,
-                                                supported: MontgomeryKernel.supported(CPU.features))
+    public static let montgomery = Registries.montgomery.choice
     /// X25519 scalar multiplication (x86_64: GF(2^255 − 19) in radix 2^64 with `mulx`).
     public static let x25519 = Registries.x25519.choice
     /// Eight X25519 scalar multiplications at once, one per vector lane (x86_64: radix 2^25.5 with
@@ -115,18 +114,14 @@ public enum Kernels {
     public static let x25519Lanes = Registries.x25519Lanes.choice
     /// Public-exponent powers modulo 2048-bit moduli (x86_64: AVX2 in radix 2^28; RSA encryption and
     /// the handshake's public checks). Selected on AMD processors only, where it is the faster one
-    /// (MontgomeryKernels+x86_64.swift gives the figures).
+    /// (Platform/Registrations.swift gives the figures).
     /// Where ``modexpIFMA`` is active it serves these powers instead, and this choice is inactive.
-    public static let modexp2048 = KernelChoice("modexp-2048", kernel: MontgomeryKernel.wideName,
-                                                supported: MontgomeryKernel.wideSupported(CPU.features)
-                                                    && MontgomeryKernel.widePreferred()
-                                                    && !MontgomeryKernel.ifmaSupported(CPU.features))
+    public static let modexp2048 = Registries.modexp2048.choice
     /// Powers modulo 1024-bit and 2048-bit moduli (x86_64: AVX-512 IFMA in radix 2^52): constant-time
     /// ones for secret exponents (RSA private keys, Diffie-Hellman; the two CRT halves of an RSA-2048
     /// private operation run interleaved) and sliding-window ones for public exponents. Other sizes, and
     /// processors without IFMA, use ``montgomery`` (and ``modexp2048``).
-    public static let modexpIFMA = KernelChoice("modexp-ct", kernel: MontgomeryKernel.ifmaName,
-                                                supported: MontgomeryKernel.ifmaSupported(CPU.features))
+    public static let modexpIFMA = Registries.modexpCT.choice
 
     /// Every choice, in a fixed order.
     public static let all: [KernelChoice] = [sha1, sha256, sha512, blake2b, poly1305, salsa20, chacha20, argon2, aes, igeSHA256, igeLanes, sha256Lanes, ghash, montgomery,

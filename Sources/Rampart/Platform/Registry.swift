@@ -84,14 +84,14 @@ struct Registry<I>: @unchecked Sendable {
     let selfTestNanoseconds: UInt64
 
     /// Checks the candidates the processor runs in order and selects the first that passes (the
-    /// ones after it are left untested).
+    /// ones after it, and the ones that may not be selected, are left untested).
     ///
     /// - Parameters:
     ///   - candidates: the kernel tiers best first, then the portable code (last, always supported).
     ///   - features: the processor's features as the kernels need them.
     ///   - extra: further conditions of a candidate beyond its features (another primitive's kernel
     ///     it shares state with, a vendor preference); false counts as unsupported.
-    ///   - selectable: whether a candidate that runs and passes may be selected (false: runnable for
+    ///   - selectable: whether a candidate may be selected (false: not self-tested at start, runnable for
     ///     tests through a pin, never chosen, e.g. a build measured no faster than the next one).
     ///   - selfTest: the known-answer test.
     ///   - faulty: the candidate wrapped so that its output is corrupted (the fault switch).
@@ -115,13 +115,15 @@ struct Registry<I>: @unchecked Sendable {
                 states.append(.unsupported)
                 continue
             }
-            if chosen != nil {
+            // After the selection, and a kernel that may never be selected (runnable through a pin
+            // only, whose callers test it against the portable code), cost no self-test at start.
+            if chosen != nil || !(isPortable || selectable(c)) {
                 states.append(.untested)
                 continue
             }
             let ok = selfTest(impl)
             states.append(ok ? .passed : .failed)
-            if ok && chosen == nil && (isPortable || selectable(c)) { chosen = k }
+            if ok { chosen = k }
         }
         // The portable code is run even if its self-test failed (there is nothing else); the failure
         // stays visible in `statuses`.
@@ -159,6 +161,16 @@ struct Registry<I>: @unchecked Sendable {
     /// The names of the implementations this processor runs and whose self-tests did not fail, best
     /// first.
     var runnable: [String] { statuses.filter { $0.state.isRunnable }.map(\.name) }
+
+    /// The implementation for `backend` when that is a kernel the registry selected (`.hardware`) or
+    /// one a pin names for this primitive (the portable one included); nil for `.portable` and for a
+    /// selection that fell to the portable code (the caller's own portable path runs then).
+    func kernelOrPin(for backend: Backend) -> I? {
+        if backend.code == Backend.hardware.code { return kernelSelected ? selected : nil }
+        if backend.code == Backend.portable.code { return nil }
+        guard backend.primitiveID == id else { return kernelSelected ? selected : nil }
+        return pinned(backend)
+    }
 
     /// Implementation `name` when this processor runs it and its self-test passed.
     func runnableImplementation(named name: String) -> I? {
