@@ -85,35 +85,14 @@ let package = Package(
         ),
         // The eight-lane SHA-256 kernel (a symbolic link to RampartAccelAVX2's source) compiled with
         // AVX-512F and VL as well: on 256-bit registers LLVM then emits one vprord per rotation and
-        // one vpternlogd per three-way XOR, Ch and Maj. No 512-bit registers.
+        // one vpternlogd per three-way XOR, Ch and Maj. No 512-bit registers. Likewise the eight-block
+        // Salsa20 and ChaCha20 loops (RampartKernelSupport's bodies), each rotation one vprold, and
+        // the short-message Salsa20 blocks and scrypt's BlockMix on 128-bit vectors.
         .target(
             name: "RampartAccelAVX512",
             dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelAVX512",
             swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2", "+avx512f", "+avx512vl"])
-        ),
-        // The Salsa20 AVX2 kernel: the AVX2 tier, in its own module (its rounds are written with Builtin
-        // vector ops so that release builds compile it in seconds: see the file comment).
-        .target(
-            name: "RampartAccelAVX2Salsa",
-            dependencies: ["RampartKernelSupport"],
-            path: "Sources/RampartAccelAVX2Salsa",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
-        ),
-        // The same Salsa20 and ChaCha20 sources (symbolic links) compiled with AVX-512F and VL as well:
-        // LLVM turns each rotation (two shifts and an OR) into one vprold on the same 256-bit registers.
-        .target(
-            name: "RampartAccelAVX512Salsa",
-            dependencies: ["RampartKernelSupport"],
-            path: "Sources/RampartAccelAVX512Salsa",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2", "+avx512f", "+avx512vl"])
-        ),
-        // The Argon2 segment fill (RampartKernelSupport's shared source) compiled for the AVX2 tier.
-        .target(
-            name: "RampartAccelAVX2Argon2",
-            dependencies: ["RampartKernelSupport"],
-            path: "Sources/RampartAccelAVX2Argon2",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
         ),
         // The 2048-bit Montgomery kernel in radix 2^28 on AVX2 (RSAZ style): the AVX2 tier, own module.
         .target(
@@ -163,7 +142,7 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Salsa", "RampartAccelAVX512Salsa", "RampartAccelAVX2Argon2", "RampartAccelAVX2Mont", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
+                           "RampartAccelBMI2", "RampartAccelAVX2Mont", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport", "RampartEncoding"],
             path: "Sources/Rampart"
         ),

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Type-checks the arm64 side of the kernel seam on an x86_64 machine: the ARMv8 kernel module and the
-# Rampart module with `-D RAMPART_TYPECHECK_ARM64`, which selects every `+arm64.swift` /
-# `+generic.swift` binding file instead of the `+x86_64.swift` ones (see Sources/Rampart/Platform/
-# Kernels.swift). No machine code is generated: this proves the arm64 files compile against the
+# Rampart module with `-D RAMPART_TYPECHECK_ARM64`, which selects the arm64 candidate lists of the
+# registries instead of the x86_64 ones (see Sources/Rampart/Platform/Registrations.swift). No machine code is generated: this proves the arm64 files compile against the
 # engines, not that they run (run `rampart vectors` on an arm64 machine for that).
 # Needs a debug build first (for the RampartBarrier and RampartKernelSupport modules): swift build.
 set -euo pipefail

@@ -11,7 +11,7 @@
 // 2-core AMD EPYC (Zen 4) VM, 2026-11-29, 1 MiB: this kernel 1.41-1.42 GB/s, the AVX2 kernel
 // 0.80-0.82, OpenSSL's C code 1.43-1.46, libsodium's AVX2 0.74-0.75 (Docs/Architecture.md §6.9). On the
 // Intel cores measured earlier the AVX2 kernel led (Sapphire Rapids: 1.01 GB/s against OpenSSL's C at
-// 0.85), so the registry selects this kernel on AMD processors only (Hash/HashKernels+x86_64.swift).
+// 0.85), so the registry selects this kernel on AMD processors only (Platform/Registrations.swift).
 //
 // Constant time: straight-line additions, XORs and rotations; the only branches are the block loop and
 // the final-block flag, which depend on the lengths only.

@@ -1,8 +1,9 @@
 // The Salsa20/20 core in sixteen scalar registers (`rorx` rotations): the XSalsa20 input block (the
 // HSalsa20 subkey around the rest of the nonce) and one keystream block, the two cores a short XSalsa20
-// message costs. Selected on AMD processors (Cipher/SalsaKernels+x86_64.swift, `SalsaKernel.shortScalar`),
-// where the 128-bit vector form of the same core (RampartAccelAVX512Salsa/SalsaShortAVX512.swift and the
-// portable diagonal code) measured about 1.8 times slower than scalar code (Zen 5: a 64-byte
+// message costs. Preferred on AMD processors (Rampart/Platform/Registrations.swift pairs it with the
+// eight-block tiers: `avx512vl+bmi2`, `avx2+bmi2`), where the 128-bit vector form of the same core
+// (RampartAccelAVX512/SalsaShortAVX512.swift and the portable diagonal code) measured about 1.8
+// times slower than scalar code (Zen 5: a 64-byte
 // `xsalsa20` call 262 ns, of which each vector core about 118 ns; libsodium's scalar HSalsa20 about
 // 65 ns). The four quarter-rounds of a round are four independent chains of add, rotate and XOR, which
 // the integer units run side by side. Mirrors Cipher/Salsa20Stream.swift's `xsalsa20InputCore` and
@@ -12,6 +13,7 @@
 // branch on the data.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(x86_64)
 
@@ -83,6 +85,18 @@ public func salsa20BlockScalar(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPoint
     put(0, s.x0); put(1, s.x1); put(2, s.x2); put(3, s.x3); put(4, s.x4); put(5, s.x5); put(6, s.x6); put(7, s.x7)
     put(8, s.x8); put(9, s.x9); put(10, s.x10); put(11, s.x11); put(12, s.x12); put(13, s.x13); put(14, s.x14)
     put(15, s.x15)
+}
+
+/// The single-block cores in scalar registers (`bmi2`), for Rampart to pair with an eight-block tier.
+public enum Salsa20BMI2: Salsa20BlockImplementation {
+    public static let name = "bmi2"
+    public static let requires: KernelFeatures = [.bmi2]
+    @inline(__always)
+    public static func xsalsa20Input(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64) -> SIMD16<UInt32> {
+        xsalsa20InputScalar(key, nonce, counter)
+    }
+    @inline(__always)
+    public static func block(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer) { salsa20BlockScalar(x, out) }
 }
 
 #endif

@@ -3,8 +3,8 @@
 // (lanes of the accumulator that each take every eighth block and are multiplied by r^8, combined at
 // the end with r^8 ... r^1); this is an independent Swift implementation.
 //
-// Compiled with -parse-stdlib and the IFMA tier's features; callers check `Kernels.poly1305`
-// (AVX-512VL and IFMA, as `CPUFeatures.avx512ifma` requires).
+// Compiled with -parse-stdlib and the IFMA tier's features; Rampart's `poly1305` registry runs it only
+// where the processor has them (AVX-512VL and IFMA, as `CPUFeatures.avx512ifma` requires).
 //
 // Representation. A number is three limbs h0 + h1·2^44 + h2·2^88 in the low bits of 64-bit lanes.
 // A power r^k of the clamped key is kept the same way with s1 = 20·r1 and s2 = 20·r2, because
@@ -173,6 +173,19 @@ public func poly1305BlocksIFMA(_ state: UnsafeMutablePointer<UInt64>, _ p: Unsaf
     state[3] = t0 | (t1 << 44)
     state[4] = (t1 >> 20) | (t2 << 24)
     state[5] = t2 >> 40
+}
+
+/// Poly1305 eight blocks a group on AVX-512 IFMA (`avx512ifma`). `RAMPART_DISABLE_FEATURES` may hide
+/// AVX-512VL (ctgrind does: valgrind cannot run AVX-512) and leave the detected IFMA bit set, hence
+/// both.
+public enum Poly1305IFMA: Poly1305Implementation {
+    public static let name = "avx512ifma"
+    public static let requires: KernelFeatures = [.avx512vl, .avx512ifma, .bmi2, .adx]
+    public static let groupBlocks = 8
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: UnsafeRawPointer, _ groups: Int) {
+        poly1305BlocksIFMA(state, data, groups)
+    }
 }
 
 #endif

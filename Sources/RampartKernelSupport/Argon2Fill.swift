@@ -1,5 +1,5 @@
 // The Argon2 compression function G and the segment-filling loop (RFC 9106 §3.4–3.6), shared by
-// Rampart's portable Argon2id (KDF/Argon2.swift) and the AVX2 kernel (RampartAccelAVX2Salsa/
+// Rampart's portable Argon2id (KDF/Argon2.swift) and the AVX2 kernel (RampartAccelAVX2/
 // Argon2AVX2.swift): one copy of the logic, compiled by each caller with its own target features
 // (SSE2 in Rampart, AVX2 in the kernel module).
 //

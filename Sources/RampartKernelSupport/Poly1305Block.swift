@@ -1,5 +1,5 @@
 // One Poly1305 block in radix 2^64, shared by Rampart's MAC (MAC/Poly1305.swift, which documents the
-// bounds) and the AVX2 stitched XSalsa20-Poly1305 kernel (RampartAccelAVX2Salsa). Branch-free; the
+// bounds) and the stitched Salsa20 and ChaCha20 kernels (Salsa20Lanes8.swift). Branch-free; the
 // data never selects a memory address.
 
 import Swift

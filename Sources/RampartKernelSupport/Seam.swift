@@ -171,6 +171,84 @@ public protocol ModularPowerImplementation: KernelImplementation {
                     _ m: UnsafePointer<UInt64>, _ m0inv: UInt64, limbs: Int, pair: Bool, _ ws: UnsafeMutablePointer<UInt64>) -> Bool
 }
 
+// MARK: - Stream ciphers, Poly1305, Argon2
+
+/// The Salsa20 stream loops of an eight-block kernel. `state` is the 16-word Salsa20 input block
+/// (native-endian words, the 64-bit block counter in words 8 and 9); a call advances the counter by
+/// `8 · groups`.
+public protocol Salsa20StreamImplementation: KernelImplementation {
+    /// XORs `groups` · 512 bytes of keystream from `src` into `dst` (the same buffer or disjoint ones).
+    static func xor(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ groups: Int)
+    /// ``xor(_:_:_:_:)`` with `src` advancing `srcStride` bytes a group (0 with 512 zero bytes writes
+    /// the bare keystream), stitched with Poly1305: during group g ≥ `macLag` the 32 blocks at
+    /// `mac + 512 · (g − macLag)` are absorbed into `poly` (r0, r1, s1, h0, h1, h2 in radix 2^64; the
+    /// accumulator is updated), each with the 2^128 bit. `macLag` 1 authenticates the ciphertext the
+    /// call writes, one group behind (seal); 0 an independent buffer (open).
+    static func xorPoly1305(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
+                            _ dst: UnsafeMutableRawPointer, _ groups: Int,
+                            _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int)
+}
+
+/// The single Salsa20/20 cores a short XSalsa20 message costs.
+public protocol Salsa20BlockImplementation: KernelImplementation {
+    /// The XSalsa20 input block (sixteen words, standard layout) of a 32-byte `key`, a 24-byte `nonce`
+    /// and block `counter`: the HSalsa20 subkey of the key and nonce[0..<16] around nonce[16..<24].
+    static func xsalsa20Input(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64) -> SIMD16<UInt32>
+    /// The keystream block of input block `x` into `out` (64 bytes).
+    static func block(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer)
+}
+
+/// Salsa20, XSalsa20 and XSalsa20-Poly1305 (`SecretBox`), and scrypt's BlockMix: every entry point,
+/// as the `salsa20` registry selects them.
+public protocol Salsa20Implementation: Salsa20StreamImplementation, Salsa20BlockImplementation {
+    /// Whether ``xsalsa20InputPair(_:_:_:)``, ``blocks2(_:_:)``, ``blocks4(_:_:)`` and
+    /// ``scryptBlockMix(_:_:_:_:)`` are vector kernels of this implementation. When false they are the
+    /// portable code, whose four-block loop the engines then run inline (handing each 16 bytes of
+    /// keystream straight to the XOR) instead of calling ``blocks4(_:_:)`` through a buffer.
+    static var vectorBlocks: Bool { get }
+    /// The XSalsa20 input blocks (counter 0) of two keys under one nonce.
+    static func xsalsa20InputPair(_ keyA: UnsafeRawPointer, _ keyB: UnsafeRawPointer, _ nonce: UnsafeRawPointer)
+        -> (SIMD16<UInt32>, SIMD16<UInt32>)
+    /// Keystream blocks n and n + 1 (n: the counter in words 8 and 9 of `x`) into `out` (128 bytes).
+    static func blocks2(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer)
+    /// Keystream blocks n ..< n + 4 into `out` (256 bytes).
+    static func blocks4(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer)
+    /// scryptBlockMix (RFC 7914 §4) on blocks of 128·`r` bytes in the diagonal layout of Rampart's
+    /// `Salsa20State`: `output = BlockMix(input ^ mask)` (no XOR when `mask` is nil); returns Integerify
+    /// of the output. `output` must not overlap the inputs.
+    static func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer,
+                               _ r: Int) -> UInt64
+}
+
+/// ChaCha20 (RFC 8439) and ChaCha20-Poly1305: the stream loops of an eight-block kernel. `state` is the
+/// 16-word ChaCha20 input block (native-endian words, the 32-bit block counter in word 12); a call
+/// advances the counter by `8 · groups`, modulo 2^32.
+public protocol ChaCha20Implementation: KernelImplementation {
+    /// XORs `groups` · 512 bytes of keystream from `src` into `dst` (the same buffer or disjoint ones).
+    static func xor(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ groups: Int)
+    /// ``xor(_:_:_:_:)`` stitched with Poly1305, with the arguments of
+    /// ``Salsa20StreamImplementation/xorPoly1305(_:_:_:_:_:_:_:_:)``.
+    static func xorPoly1305(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
+                            _ dst: UnsafeMutableRawPointer, _ groups: Int,
+                            _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int)
+}
+
+/// Poly1305 over whole groups of message blocks.
+public protocol Poly1305Implementation: KernelImplementation {
+    /// Blocks per group (the kernel's lane count; 1 for the portable code).
+    static var groupBlocks: Int { get }
+    /// Absorbs `groups` (at least 1) · ``groupBlocks`` 16-byte blocks at `data`, each with the 2^128
+    /// bit, into `state` (r0, r1, s1, h0, h1, h2: the clamped key with s1 = r1 + r1/4 and the
+    /// accumulator in radix 2^64, h2 small; the accumulator is updated, partially reduced: h2 ≤ 4).
+    static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: UnsafeRawPointer, _ groups: Int)
+}
+
+/// The Argon2 segment fill (`argon2FillSegment`).
+public protocol Argon2Implementation: KernelImplementation {
+    /// Fills one segment of `memory`; `work` is four 1 KiB blocks.
+    static func fillSegment(_ memory: UnsafeMutableRawPointer, _ position: Argon2Segment, _ work: UnsafeMutableRawPointer)
+}
+
 /// FIPS 180-4's SHA-256 round constants K[0..<64]: the one copy every implementation reads.
 public let sha256RoundConstants: [UInt32] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

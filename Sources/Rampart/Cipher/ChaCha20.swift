@@ -38,11 +38,11 @@ public enum ChaCha20 {
         guard output.count == input.count else { throw .invalidOutputLength }
         guard fitsCounter(input.count, from: counter) else { throw .invalidInputLength }
         guard let src = input.baseAddress, let dst = output.baseAddress, input.count > 0 else { return }
-        let hardware = Kernels.chacha20.runs(on: key.backend)
+        let impl = Registries.chacha20.implementation(for: key.backend)
         try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
                 var x = chacha20Input(key: k, counter: counter, nonce: nb.baseAddress!)
-                chacha20XOR(&x, src, dst, input.count, hardware: hardware)
+                chacha20XOR(&x, src, dst, input.count, impl)
                 wipe(&x)
             }
         }

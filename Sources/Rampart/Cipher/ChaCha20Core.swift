@@ -13,11 +13,14 @@
 //   HChaCha20, the Poly1305 key block of the AEAD, and short tails;
 // * four blocks at once, one SIMD4 vector per state word holding that word of four consecutive blocks:
 //   the portable bulk path (SSE2 on x86_64, NEON on arm64);
-// * eight blocks at once with AVX2 (RampartAccelAVX2Salsa/ChaCha20AVX2.swift): the hardware bulk path.
+// * eight blocks at once in a kernel tier (RampartKernelSupport/ChaCha20Lanes8.swift, built for AVX2 and
+//   AVX-512VL; the `chacha20` registry's implementation for the caller's backend): the hardware bulk path.
 //
 // Every operation is an addition, XOR or fixed rotation of 32-bit words: no secret-dependent branch
 // or memory index anywhere. The counter is RFC 8439's single 32-bit word; it wraps modulo 2^32 here,
 // and the public API refuses a message that would make it wrap.
+
+internal import RampartKernelSupport
 
 /// The ChaCha20 constants "expand 32-byte k" as four little-endian words.
 @usableFromInline let chachaSigma: (UInt32, UInt32, UInt32, UInt32) = (0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574)
@@ -89,15 +92,16 @@ func hchacha20Core(key k: UnsafeRawPointer, input n: UnsafeRawPointer, output ou
 
 /// XORs `count` bytes of ChaCha20 keystream, starting at the block boundary given by the counter in
 /// `x` (word 12), from `src` into `dst` (the same buffer or disjoint ones), and advances the counter
-/// (modulo 2^32) by the number of blocks used (a partial last block counts as one). `hardware`: the
-/// ChaCha20 kernel runs (`Kernels.chacha20.runs(on:)`, decided by the caller from its backend).
+/// (modulo 2^32) by the number of blocks used (a partial last block counts as one). Whole 512-byte
+/// groups go to `impl`'s eight-block loop when it is a kernel (`Registries.chacha20.implementation(for:)`
+/// of the caller's backend), the rest to the four-block code.
 @inline(__always)
 func chacha20XOR(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int,
-                 hardware: Bool) {
+                 _ impl: any ChaCha20Implementation.Type) {
     var done = 0
-    if hardware && count >= 512 {
+    if count >= 512 && impl.isKernel {
         let groups = count >> 9
-        withUnsafeMutableBytes(of: &x) { ChaChaKernel.xor($0.baseAddress!, src, dst, groups) }
+        withUnsafeMutableBytes(of: &x) { impl.xor($0.baseAddress!, src, dst, groups) }
         done = groups << 9
     }
     if done < count {

@@ -4,13 +4,16 @@
 //   ct   = message XOR ChaCha20 keystream from block 1
 //   tag  = Poly1305_otk(aad ‖ pad16 ‖ ct ‖ pad16 ‖ le64(|aad|) ‖ le64(|ct|))
 //
-// With AVX2 the bulk of a seal runs in one kernel that stitches ChaCha20 with Poly1305
-// (RampartAccelAVX2Salsa/ChaCha20AVX2.swift), as secretbox does; otherwise seal encrypts and
+// With an eight-block kernel (the `chacha20` registry's implementation: RampartKernelSupport/
+// ChaCha20Lanes8.swift built for AVX2 or AVX-512VL) the bulk of a seal runs in one loop that stitches
+// ChaCha20 with Poly1305, as secretbox does; otherwise seal encrypts and
 // authenticates in chunks of `chachaPolyChunk` bytes so that each chunk of ciphertext is still in the
 // L1 cache when Poly1305 reads it. Open checks the tag over the ciphertext (constant-time comparison)
 // before a single byte of plaintext is formed, so a forgery releases nothing: into a separate buffer
 // the stitched kernel writes bare keystream while it authenticates, and the plaintext is XORed in
 // only after the tag has verified.
+
+internal import RampartKernelSupport
 
 /// Ciphertext bytes per encrypt-then-MAC step of a seal (a multiple of 512, the kernel's group).
 let chachaPolyChunk = 4096
@@ -206,10 +209,10 @@ public enum ChaChaPoly {
             throw .invalidOutputLength
         }
         guard message.count <= maximumMessageByteCount else { throw .invalidInputLength }
-        let hardware = Kernels.chacha20.runs(on: key.backend)
+        let backend = key.backend
         key.withUnsafeBytes { k in
             chachaPolySeal(message.baseAddress, output.baseAddress, message.count, aad: authenticatedData, tag: t,
-                           key: k.baseAddress!, nonce: np, hardware: hardware)
+                           key: k.baseAddress!, nonce: np, backend: backend)
         }
     }
 
@@ -245,10 +248,10 @@ public enum ChaChaPoly {
         guard tag.count == tagByteCount, let t = tag.baseAddress, ciphertext.count <= maximumMessageByteCount else {
             throw fail(.authenticationFailure)
         }
-        let hardware = Kernels.chacha20.runs(on: key.backend)
+        let backend = key.backend
         let ok = key.withUnsafeBytes { k in
             chachaPolyOpen(ciphertext.baseAddress, output.baseAddress, ciphertext.count, aad: authenticatedData, tag: t,
-                           key: k.baseAddress!, nonce: np, hardware: hardware)
+                           key: k.baseAddress!, nonce: np, backend: backend)
         }
         guard ok else { throw fail(.authenticationFailure) }
     }
@@ -256,14 +259,14 @@ public enum ChaChaPoly {
 
 // MARK: - Engine
 
-/// The Poly1305 key (block 0) and the ChaCha20 state positioned at block 1; `hardware` as `Poly1305State`.
+/// The Poly1305 key (block 0) and the ChaCha20 state positioned at block 1; `backend` as `Poly1305State`.
 @inline(__always)
-func chachaPolyStart(key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> (SIMD16<UInt32>, Poly1305State) {
+func chachaPolyStart(key: UnsafeRawPointer, nonce: UnsafeRawPointer, backend: Backend) -> (SIMD16<UInt32>, Poly1305State) {
     var x = chacha20Input(key: key, counter: 0, nonce: nonce)
     var block = (SIMD32<UInt8>(), SIMD32<UInt8>())
     let mac = withUnsafeMutableBytes(of: &block) { b in
         chacha20Block(x, b.baseAddress!)
-        return Poly1305State(key: UnsafeRawPointer(b.baseAddress!), hardware: hardware)
+        return Poly1305State(key: UnsafeRawPointer(b.baseAddress!), backend: backend)
     }
     wipe(&block)
     x[12] = 1
@@ -291,25 +294,26 @@ func poly1305Lengths(_ mac: inout Poly1305State, _ aad: Int, _ ct: Int, _ tag: U
 }
 
 /// ChaCha20-Poly1305 seal of `count` bytes from `src` into `dst` (the same memory or disjoint); the
-/// tag goes to `tag`.
+/// tag goes to `tag`. On `backend`'s ChaCha20 and Poly1305 implementations.
 func chachaPolySeal(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _ count: Int,
                     aad: UnsafeRawBufferPointer, tag: UnsafeMutableRawPointer,
-                    key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) {
-    var (x, mac) = chachaPolyStart(key: key, nonce: nonce, hardware: hardware)
+                    key: UnsafeRawPointer, nonce: UnsafeRawPointer, backend: Backend) {
+    let chacha = Registries.chacha20.implementation(for: backend)
+    var (x, mac) = chachaPolyStart(key: key, nonce: nonce, backend: backend)
     poly1305Padded(&mac, aad.baseAddress, aad.count)
     if count > 0, let src, let dst {
         var off = 0
         // The kernel: ChaCha20 and Poly1305 stitched in one loop, the MAC one 512-byte group behind
         // (the AAD padding leaves no partial MAC block, as the stitched loop needs).
         let groups = count >> 9
-        if hardware && groups >= 2 {
-            mac.stitched(&x) { xs, ps in ChaChaKernel.xorPoly1305(xs, src, 512, dst, groups, ps, UnsafeRawPointer(dst), 1) }
+        if groups >= 2 && chacha.isKernel {
+            mac.stitched(&x) { xs, ps in chacha.xorPoly1305(xs, src, 512, dst, groups, ps, UnsafeRawPointer(dst), 1) }
             off = 512 * groups
             mac.update(UnsafeRawPointer(dst + off - 512), 512)
         }
         while off < count {
             let n = min(chachaPolyChunk, count - off)
-            chacha20XOR(&x, src + off, dst + off, n, hardware: hardware)
+            chacha20XOR(&x, src + off, dst + off, n, chacha)
             mac.update(UnsafeRawPointer(dst + off), n)
             off += n
         }
@@ -324,26 +328,27 @@ func chachaPolySeal(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _
 /// ChaCha20-Poly1305 open: verifies `tag` over the ciphertext in constant time and, only when it
 /// matches, decrypts `count` bytes from `src` into `dst` (the same memory or disjoint). Returns whether
 /// the tag matched; on `false` no plaintext was written (in place the buffer is unchanged; a separate
-/// buffer may have been zeroed).
+/// buffer may have been zeroed). On `backend`'s ChaCha20 and Poly1305 implementations.
 func chachaPolyOpen(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _ count: Int,
                     aad: UnsafeRawBufferPointer, tag: UnsafeRawPointer,
-                    key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
-    var (x, mac) = chachaPolyStart(key: key, nonce: nonce, hardware: hardware)
+                    key: UnsafeRawPointer, nonce: UnsafeRawPointer, backend: Backend) -> Bool {
+    let chacha = Registries.chacha20.implementation(for: backend)
+    var (x, mac) = chachaPolyStart(key: key, nonce: nonce, backend: backend)
     poly1305Padded(&mac, aad.baseAddress, aad.count)
     // With a separate output buffer the kernel authenticates the ciphertext while it writes the bare
     // keystream (not plaintext) to `dst`; the plaintext is formed only after the tag has verified, and
     // on a mismatch the keystream is wiped. In place the keystream has nowhere to go: two passes.
     let groups = count >> 9
-    if hardware && groups >= 2, let src, let dst, UnsafeRawPointer(dst) != src {
+    if groups >= 2, let src, let dst, UnsafeRawPointer(dst) != src, chacha.isKernel {
         withScratch { zeros in  // 640 zero bytes: the kernel reads 512 of them per group (stride 0)
-            mac.stitched(&x) { xs, ps in ChaChaKernel.xorPoly1305(xs, UnsafeRawPointer(zeros), 0, dst, groups, ps, src, 0) }
+            mac.stitched(&x) { xs, ps in chacha.xorPoly1305(xs, UnsafeRawPointer(zeros), 0, dst, groups, ps, src, 0) }
         }
         let streamed = 512 * groups
         poly1305Padded(&mac, src + streamed, count - streamed)
         let ok = chachaPolyCheck(&mac, aad.count, count, tag)
         if ok {
             xorBytes(dst, UnsafeRawPointer(dst), src, streamed)
-            if count > streamed { chacha20XOR(&x, src + streamed, dst + streamed, count - streamed, hardware: true) }
+            if count > streamed { chacha20XOR(&x, src + streamed, dst + streamed, count - streamed, chacha) }
         } else {
             secureZero(UnsafeMutableRawBufferPointer(start: dst, count: streamed))
         }
@@ -353,7 +358,7 @@ func chachaPolyOpen(_ src: UnsafeRawPointer?, _ dst: UnsafeMutableRawPointer?, _
     poly1305Padded(&mac, src, count)
     let ok = chachaPolyCheck(&mac, aad.count, count, tag)
     if ok, count > 0, let src, let dst {
-        chacha20XOR(&x, src, dst, count, hardware: hardware)
+        chacha20XOR(&x, src, dst, count, chacha)
     }
     wipe(&x)
     return ok

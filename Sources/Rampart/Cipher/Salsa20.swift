@@ -12,9 +12,17 @@
 //   scrypt's Salsa20/8 runs on): HSalsa20, the first block of a secretbox, and short tails;
 // * four blocks at once, one SIMD4 vector per state word holding that word of four consecutive blocks
 //   (the layout of libsodium's `xmm6int` code): the portable bulk path, SSE2 on x86_64, NEON on arm64;
-// * eight blocks at once with AVX2 (RampartAccelAVX2Salsa/Salsa20AVX2.swift): the hardware bulk path.
+// * eight blocks at once in a kernel tier (RampartKernelSupport/Salsa20Lanes8.swift, built for AVX2 and
+//   AVX-512VL): the hardware bulk path.
+//
+// Which code runs is the `salsa20` registry's implementation for the caller's backend
+// (`Registries.salsa20.implementation(for:)`, Cipher/StreamImplementations.swift): every function here
+// takes it as `impl`. Its single blocks are the portable cores below, the AVX-512VL build's or scalar
+// ones (on AMD processors); its two- and four-block runs the portable ones or the AVX-512VL build's.
 //
 // A partial last block is handled by the stream types, which keep the unused keystream bytes.
+
+internal import RampartKernelSupport
 
 /// The Salsa20 constants "expand 32-byte k" as four little-endian words (x0, x5, x10, x15).
 @usableFromInline let salsaSigma: (UInt32, UInt32, UInt32, UInt32) = (0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574)
@@ -55,24 +63,8 @@ func hsalsa20Core(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: SIMD
     wipe(&s)
 }
 
-/// One Salsa20/20 keystream block for input block `x` into `out` (64 bytes, standard layout).
-/// `hardware`: the Salsa20 kernel runs (`Kernels.salsa20.runs(on:)`); then the scalar core runs on AMD
-/// processors (``SalsaKernel/shortScalar``), else the AVX-512VL build of the block where the registry
-/// selected that tier (``SalsaKernel/short``).
-@inline(__always)
-func salsa20Block(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, hardware: Bool) {
-    if hardware && SalsaKernel.shortScalar {
-        SalsaKernel.blockScalar(x, out)
-        return
-    }
-    if hardware && SalsaKernel.short {
-        SalsaKernel.blocks(x, out, two: false)
-        return
-    }
-    salsa20BlockCore(x, out, .zero)
-}
-
-/// ``salsa20Block(_:_:)`` with the opaque zero of ``hsalsa20Core(_:_:_:)``.
+/// One Salsa20/20 keystream block for input block `x` into `out` (64 bytes, standard layout): the
+/// portable `block` of the `salsa20` registry, with the opaque zero of ``hsalsa20Core(_:_:_:)``.
 @usableFromInline @inline(never)
 func salsa20BlockCore(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: SIMD4<UInt32>) {
     var s = salsa20Diagonal(x)
@@ -82,18 +74,9 @@ func salsa20BlockCore(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: 
 }
 
 /// Keystream blocks `n` and `n + 1` (`n` = the counter in words 8 and 9 of `x`) into `out` (128 bytes,
-/// standard layout). The two blocks are independent chains in one loop, so an out-of-order core runs
-/// them side by side: about the time of one block (the rounds of one block are latency-bound).
-@inline(__always)
-func salsa20Block2(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, hardware: Bool) {
-    if hardware && SalsaKernel.short {
-        SalsaKernel.blocks(x, out, two: true)
-        return
-    }
-    salsa20Block2Core(x, out, .zero)
-}
-
-/// ``salsa20Block2(_:_:)`` with the opaque zero of ``salsa20BlockCore(_:_:_:)``.
+/// standard layout): the portable `blocks2`, with the opaque zero of ``salsa20BlockCore(_:_:_:)``. The
+/// two blocks are independent chains in one loop, so an out-of-order core runs them side by side: about
+/// the time of one block (the rounds of one block are latency-bound).
 @usableFromInline @inline(never)
 func salsa20Block2Core(_ x: SIMD16<UInt32>, _ out: UnsafeMutableRawPointer, _ z: SIMD4<UInt32>) {
     var y = x
@@ -136,31 +119,31 @@ func xorKeystream(_ dst: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ ks:
 
 /// XORs `count` bytes of Salsa20/20 keystream, starting at the block boundary given by the counter in
 /// `x` (words 8 and 9), from `src` into `dst` (which may be the same buffer), and advances the counter
-/// by the number of blocks used (a partial last block counts as one). `hardware`: the Salsa20 kernel
-/// runs (`Kernels.salsa20.runs(on:)`, decided by the caller from its backend).
+/// by the number of blocks used (a partial last block counts as one). Whole 512-byte groups go to
+/// `impl`'s eight-block loop when it is a kernel, the rest to the four-block code.
 @inline(__always)
 func salsa20XOR(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int,
-                hardware: Bool) {
+                _ impl: any Salsa20Implementation.Type) {
     var done = 0
-    if hardware && count >= 512 {
+    if count >= 512 && impl.isKernel {
         let groups = count >> 9
-        withUnsafeMutableBytes(of: &x) { SalsaKernel.xor($0.baseAddress!, src, dst, groups) }
+        withUnsafeMutableBytes(of: &x) { impl.xor($0.baseAddress!, src, dst, groups) }
         done = groups << 9
     }
     if done < count {
-        salsa20XORPortable(&x, src + done, dst + done, count - done, short: hardware)
+        salsa20XORPortable(&x, src + done, dst + done, count - done, impl)
     }
 }
 
-/// The portable bulk path: four blocks at a time, then a 1..4-block tail through a stack buffer.
-/// `short`: the Salsa20 kernel runs, so the AVX-512VL blocks may (see ``salsa20Block(_:_:hardware:)``).
+/// The portable bulk path: four blocks at a time, then a 1..4-block tail through a stack buffer; the
+/// blocks on `impl`'s short-message cores (``salsa20x4(_:_:_:_:)``, its `block`).
 @inline(never)
 func salsa20XORPortable(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
-                        _ count: Int, short: Bool) {
+                        _ count: Int, _ impl: any Salsa20Implementation.Type) {
     var counter = UInt64(x[8]) | UInt64(x[9]) << 32
     var off = 0
     while count - off >= 256 {
-        salsa20x4(x, counter, hardware: short) { j, k, ks in
+        salsa20x4(x, counter, impl) { j, k, ks in
             let p = off + 64 * j + 16 * k
             let v = src.loadUnaligned(fromByteOffset: p, as: SIMD4<UInt32>.self) ^ ks
             dst.storeBytes(of: v, toByteOffset: p, as: SIMD4<UInt32>.self)
@@ -175,7 +158,7 @@ func salsa20XORPortable(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ ds
         let whole = rest & ~15
         var last = SIMD4<UInt32>()
         if rest > 64 {
-            salsa20x4(x, counter, hardware: short) { j, k, ks in
+            salsa20x4(x, counter, impl) { j, k, ks in
                 let p = 64 * j + 16 * k
                 if p < whole {
                     let v = src.loadUnaligned(fromByteOffset: off + p, as: SIMD4<UInt32>.self) ^ ks
@@ -190,7 +173,7 @@ func salsa20XORPortable(_ x: inout SIMD16<UInt32>, _ src: UnsafeRawPointer, _ ds
             y[9] = UInt32(truncatingIfNeeded: counter >> 32)
             var block = SIMD16<UInt32>()
             withUnsafeMutableBytes(of: &block) { b in
-                salsa20Block(y, b.baseAddress!, hardware: short)
+                impl.block(y, b.baseAddress!)
                 xorKeystream(dst + off, src + off, UnsafeRawPointer(b.baseAddress!), whole)
                 if whole < 64 { last = b.baseAddress!.loadUnaligned(fromByteOffset: whole, as: SIMD4<UInt32>.self) }
             }
@@ -229,19 +212,20 @@ func transpose4(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>, _ c: SIMD4<UInt32>, _ d:
 }
 
 /// Four Salsa20/20 blocks with counters `counter ... counter + 3`; hands each 16-byte piece of
-/// keystream (block `j`, piece `k`, words in little-endian byte order) to `emit`. With `hardware` (as
-/// in ``salsa20Block(_:_:hardware:)``) the AVX-512VL build computes the blocks into a stack buffer,
-/// which is wiped.
+/// keystream (block `j`, piece `k`, words in little-endian byte order) to `emit`. When `impl` has vector
+/// blocks of its own (the AVX-512VL build) they compute the blocks into a stack buffer, which is wiped;
+/// otherwise the portable code below runs inline (the portable `blocks4`).
 @inline(__always)
-func salsa20x4(_ x: SIMD16<UInt32>, _ counter: UInt64, hardware: Bool, _ emit: (Int, Int, SIMD4<UInt32>) -> Void) {
+func salsa20x4(_ x: SIMD16<UInt32>, _ counter: UInt64, _ impl: any Salsa20Implementation.Type,
+               _ emit: (Int, Int, SIMD4<UInt32>) -> Void) {
     typealias V = SIMD4<UInt32>
-    if hardware && SalsaKernel.short {
+    if impl.vectorBlocks {
         var y = x
         y[8] = UInt32(truncatingIfNeeded: counter)
         y[9] = UInt32(truncatingIfNeeded: counter >> 32)
         var blocks = (SIMD16<UInt32>(), SIMD16<UInt32>(), SIMD16<UInt32>(), SIMD16<UInt32>())
         withUnsafeMutableBytes(of: &blocks) { b in
-            SalsaKernel.blocks4(y, b.baseAddress!)
+            impl.blocks4(y, b.baseAddress!)
             for j in 0..<4 {
                 for k in 0..<4 { emit(j, k, b.load(fromByteOffset: 64 * j + 16 * k, as: V.self)) }
             }

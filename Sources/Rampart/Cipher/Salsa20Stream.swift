@@ -1,5 +1,7 @@
 // The public Salsa20 and XSalsa20 stream ciphers: seekable keystream XOR that continues across calls.
 
+internal import RampartKernelSupport
+
 /// The mutable state of a Salsa20 stream: the input block (counter = the next block to generate) and
 /// the unused bytes of the current keystream block. Wiped when released.
 final class SalsaStreamStorage {
@@ -7,15 +9,16 @@ final class SalsaStreamStorage {
     var block: SIMD64<UInt8> = .zero
     /// Bytes of `block` already used; 64 when it holds nothing.
     var used: Int = 64
-    let hardware: Bool
+    /// The `salsa20` registry's implementation for the stream's backend.
+    let impl: any Salsa20Implementation.Type
 
-    init(x: SIMD16<UInt32>, hardware: Bool) {
+    init(x: SIMD16<UInt32>, impl: any Salsa20Implementation.Type) {
         self.x = x
-        self.hardware = hardware
+        self.impl = impl
     }
 
     init(copying o: SalsaStreamStorage) {
-        x = o.x; block = o.block; used = o.used; hardware = o.hardware
+        x = o.x; block = o.block; used = o.used; impl = o.impl
     }
 
     deinit {
@@ -30,7 +33,7 @@ final class SalsaStreamStorage {
 
     /// Refills `block` with the keystream block at the counter and advances the counter.
     func refill() {
-        withUnsafeMutableBytes(of: &block) { salsa20Block(x, $0.baseAddress!, hardware: hardware) }
+        withUnsafeMutableBytes(of: &block) { impl.block(x, $0.baseAddress!) }
         counter &+= 1
         used = 0
     }
@@ -50,7 +53,7 @@ final class SalsaStreamStorage {
         }
         let whole = (count - off) & ~63
         if whole > 0 {
-            salsa20XOR(&x, src + off, dst + off, whole, hardware: hardware)
+            salsa20XOR(&x, src + off, dst + off, whole, impl)
             off += whole
         }
         if off < count {
@@ -186,7 +189,7 @@ public struct Salsa20 {
                              UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32))
             }
         }
-        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: Kernels.salsa20.runs(on: backend)))
+        stream = SalsaStream(storage: SalsaStreamStorage(x: x, impl: Registries.salsa20.implementation(for: backend)))
     }
 
     /// XORs `input` with the next `input.count` keystream bytes into `output` (it may be `input`).
@@ -248,11 +251,11 @@ public struct XSalsa20 {
     init<N: Collection<UInt8>>(key: SymmetricKey, nonce: N, counter: UInt64 = 0,
                                                       backend: Backend) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)
-        let hardware = Kernels.salsa20.runs(on: backend)
+        let impl = Registries.salsa20.implementation(for: backend)
         let x = try withKey32(key) { k in
-            withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter, hardware: hardware) }
+            withUnsafeBytes(of: &n) { nb in impl.xsalsa20Input(k, nb.baseAddress!, counter) }
         }
-        stream = SalsaStream(storage: SalsaStreamStorage(x: x, hardware: hardware))
+        stream = SalsaStream(storage: SalsaStreamStorage(x: x, impl: impl))
     }
 
     /// XORs `input` with the next `input.count` keystream bytes into `output` (it may be `input`).
@@ -309,12 +312,12 @@ public struct XSalsa20 {
     ) throws(RampartError) {
         var n = try nonceBytes(nonce, count: 24)  // public: not wiped
         guard output.count == input.count else { throw .invalidOutputLength }
-        let hardware = Kernels.salsa20.runs(on: backend)
+        let impl = Registries.salsa20.implementation(for: backend)
         var x = try withKey32(key) { k in
-            withUnsafeBytes(of: &n) { nb in xsalsa20Input(key: k, nonce: nb.baseAddress!, counter: counter, hardware: hardware) }
+            withUnsafeBytes(of: &n) { nb in impl.xsalsa20Input(k, nb.baseAddress!, counter) }
         }
         if let src = input.baseAddress, let dst = output.baseAddress, input.count > 0 {
-            salsa20XOR(&x, src, dst, input.count, hardware: hardware)
+            salsa20XOR(&x, src, dst, input.count, impl)
         }
         wipe(&x)
     }
@@ -329,18 +332,10 @@ public struct XSalsa20 {
 }
 
 /// The Salsa20 input block of XSalsa20: HSalsa20 subkey of `key` and `nonce[0..<16]`, Salsa20 nonce
-/// `nonce[16..<24]`, block counter `counter`. The subkey goes from the HSalsa20 state straight into
-/// the returned block; the one stack copy of the rounds is wiped. `hardware` as in
-/// ``salsa20Block(_:_:hardware:)``: the scalar core on AMD processors (``SalsaKernel/shortScalar``), else
-/// the AVX-512VL build (its state stays in registers) where selected.
-@inline(__always)
-func xsalsa20Input(key: UnsafeRawPointer, nonce: UnsafeRawPointer, counter: UInt64, hardware: Bool) -> SIMD16<UInt32> {
-    if hardware && SalsaKernel.shortScalar { return SalsaKernel.xsalsa20InputScalar(key, nonce, counter) }
-    if hardware && SalsaKernel.short { return SalsaKernel.xsalsa20Input(key, nonce, counter) }
-    return xsalsa20InputCore(key, nonce, counter, .zero)
-}
-
-/// ``xsalsa20Input(key:nonce:counter:)`` with an opaque zero (see ``hsalsa20Core(_:_:_:)``).
+/// `nonce[16..<24]`, block counter `counter` (the portable `xsalsa20Input` of the `salsa20` registry;
+/// the kernels' keep their state in registers). The subkey goes from the HSalsa20 state straight into
+/// the returned block; the one stack copy of the rounds is wiped. `z` is an opaque zero (see
+/// ``hsalsa20Core(_:_:_:)``).
 @usableFromInline @inline(never)
 func xsalsa20InputCore(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ counter: UInt64,
                        _ z: SIMD4<UInt32>) -> SIMD16<UInt32> {
@@ -358,15 +353,7 @@ func xsalsa20InputCore(_ key: UnsafeRawPointer, _ nonce: UnsafeRawPointer, _ cou
 
 /// The XSalsa20 input blocks (counter 0) of two keys under one nonce, their two HSalsa20 chains
 /// interleaved: about the time of one (the chain is latency-bound). For the two boxes of a Threema
-/// envelope, which share the nonce. `hardware` as in ``xsalsa20Input(key:nonce:counter:hardware:)``.
-@inline(__always)
-func xsalsa20InputPair(_ keyA: UnsafeRawPointer, _ keyB: UnsafeRawPointer, _ nonce: UnsafeRawPointer, hardware: Bool)
-    -> (SIMD16<UInt32>, SIMD16<UInt32>) {
-    if hardware && SalsaKernel.short { return SalsaKernel.xsalsa20InputPair(keyA, keyB, nonce) }
-    return xsalsa20InputPairCore(keyA, keyB, nonce, .zero)
-}
-
-/// ``xsalsa20InputPair(_:_:_:hardware:)`` on the portable rows.
+/// envelope, which share the nonce. The portable `xsalsa20InputPair`, on the diagonal rows.
 @usableFromInline @inline(never)
 func xsalsa20InputPairCore(_ keyA: UnsafeRawPointer, _ keyB: UnsafeRawPointer, _ nonce: UnsafeRawPointer,
                            _ z: SIMD4<UInt32>) -> (SIMD16<UInt32>, SIMD16<UInt32>) {

@@ -88,7 +88,7 @@ public enum Argon2id {
                     associatedData.withUnsafeBytes { x in
                         SymmetricKey(count: outputByteCount) { out in
                             run(params, password: pw, salt: s, secret: k, associatedData: x, output: out,
-                                hardware: Kernels.argon2.runs(on: backend))
+                                Registries.argon2.implementation(for: backend))
                         }
                     }
                 }
@@ -109,7 +109,7 @@ public enum Argon2id {
                                   memoryKiB: memoryKiB, parallelism: parallelism, outputByteCount: output.count,
                                   secretCount: secret.count, adCount: associatedData.count, memoryLimit: memoryLimit)
         run(params, password: password, salt: salt, secret: secret, associatedData: associatedData, output: output,
-            hardware: Kernels.argon2.runs(on: CPU.defaultBackend))
+            Registries.argon2.implementation(for: CPU.defaultBackend))
     }
 
     /// The number of bytes a call allocates: m' blocks of 1 KiB plus four work blocks, where m' is
@@ -151,10 +151,10 @@ public enum Argon2id {
                           laneLength: blocks / parallelism, regionBytes: bytes)
     }
 
-    /// Argon2id on validated parameters.
+    /// Argon2id on validated parameters, the segments filled by `impl` (the `argon2` registry's).
     static func run(_ q: Parameters, password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
                     secret: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer,
-                    output: UnsafeMutableRawBufferPointer, hardware: Bool) {
+                    output: UnsafeMutableRawBufferPointer, _ impl: any Argon2Implementation.Type) {
         // H0 (§3.2), with room for the two LE32 words that follow it in the first blocks' input.
         var h0 = (SIMD64<UInt8>(), SIMD8<UInt8>())
         withUnsafeMutableBytes(of: &h0) { hb in
@@ -193,11 +193,7 @@ public enum Argon2id {
                         // Under the constant-time checker the data-dependent reference words are declared
                         // public: that access pattern is Argon2id's documented leak (see the type's doc).
                         pos.declassify = CTGrind.declassifyHook
-                        if hardware {
-                            Argon2Kernel.fillSegment(memory, pos, work)
-                        } else {
-                            argon2FillSegmentPortable(memory, pos, work)
-                        }
+                        impl.fillSegment(memory, pos, work)
                     }
                 }
             }

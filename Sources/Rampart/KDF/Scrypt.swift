@@ -10,6 +10,7 @@
 // shuffle is a permutation of words inside each sub-block, so XOR and the BlockMix order are
 // unaffected, and word 0 of a sub-block (Integerify) stays at row 0, lane 0.
 
+internal import RampartKernelSupport
 
 /// scrypt, the memory-hard password-based key derivation function of RFC 7914.
 ///
@@ -150,7 +151,7 @@ public enum Scrypt {
     static func roMix(_ block: UnsafeMutableRawPointer, v: UnsafeMutableRawPointer, x: UnsafeMutableRawPointer,
                       y: UnsafeMutableRawPointer, n: Int, r: Int, backend: Backend) {
         shuffleIn(block, into: v, r: r)
-        scryptROMixCore(v, x, y, n, r, .zero, hardware: Kernels.salsa20.runs(on: backend) && SalsaKernel.short)
+        scryptROMixCore(v, x, y, n, r, .zero, backend: backend)
         shuffleOut(x, into: block, r: r)
     }
 
@@ -245,19 +246,30 @@ func scryptBlockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ outp
     return UInt64(x.a[0]) | UInt64(x.d[1]) << 32
 }
 
+/// ``scryptBlockMix(_:_:_:_:_:)`` out of line, with an opaque zero (see ``scryptROMixCore``): the
+/// portable `scryptBlockMix` of the `salsa20` registry. ROMix runs the portable BlockMix inline instead.
+@usableFromInline @inline(never)
+func scryptBlockMixCore(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?, _ output: UnsafeMutableRawPointer,
+                        _ r: Int, _ z: SIMD4<UInt32>) -> UInt64 {
+    scryptBlockMix(input, mask, output, r, z)
+}
+
 /// ROMix on the diagonal-layout lane already in `v[0]`; the result is left in `x`.
 /// `v` holds `n` blocks of 128·r bytes; `x` and `y` one block each.
 ///
 /// `z` must be zero. It is a parameter of a function with public linkage (`@usableFromInline`) so
-/// that the optimizer cannot propagate its value; see ``Salsa20State/doubleRounds(_:z:)``. With
-/// `hardware` each BlockMix runs in the AVX-512VL build of the Salsa20 code (`SalsaKernel.scryptBlockMix`:
-/// one `vprold` per rotation on the chain of Salsa20/8 cores), otherwise in the portable code above.
+/// that the optimizer cannot propagate its value; see ``Salsa20State/doubleRounds(_:z:)``. Where
+/// `backend`'s `salsa20` implementation has vector blocks of its own (the AVX-512VL build: one
+/// `vprold` per rotation on the chain of Salsa20/8 cores) each BlockMix runs there, otherwise in the
+/// portable code above, inline.
 @usableFromInline @inline(never)
 func scryptROMixCore(_ v: UnsafeMutableRawPointer, _ x: UnsafeMutableRawPointer,
-                     _ y: UnsafeMutableRawPointer, _ n: Int, _ r: Int, _ z: SIMD4<UInt32>, hardware: Bool) {
+                     _ y: UnsafeMutableRawPointer, _ n: Int, _ r: Int, _ z: SIMD4<UInt32>, backend: Backend) {
+    let salsa = Registries.salsa20.implementation(for: backend)
+    let vector = salsa.vectorBlocks
     @inline(__always) func blockMix(_ input: UnsafeRawPointer, _ mask: UnsafeRawPointer?,
                                     _ output: UnsafeMutableRawPointer) -> UInt64 {
-        hardware ? SalsaKernel.scryptBlockMix(input, mask, output, r) : scryptBlockMix(input, mask, output, r, z)
+        vector ? salsa.scryptBlockMix(input, mask, output, r) : scryptBlockMix(input, mask, output, r, z)
     }
     let bb = 128 * r
     // V[i+1] = BlockMix(V[i]); X = BlockMix(V[N-1]).

@@ -25,14 +25,14 @@ struct Poly1305State {
     /// A partial block and how many of its bytes are filled.
     var pendingBlock: SIMD16<UInt8> = .zero
     var pendingCount: Int = 0
-    /// Whether runs of ``poly1305WideMinimumBlocks`` blocks and more may go to `Kernels.poly1305`'s
-    /// kernel (when it is active: that is checked on the long runs only, off the short messages' path).
-    let hardware: Bool
+    /// The backend whose `poly1305` implementation takes runs of ``poly1305WideMinimumBlocks`` blocks
+    /// and more (looked up on the long runs only, off the short messages' path; `Backend.portable`
+    /// keeps every block on the portable code).
+    let backend: Backend
 
-    /// Starts with a 32-byte one-time key `r || s`; `hardware` is true for objects on
-    /// `Backend.hardware` (false keeps every block on the portable code).
-    init(key k: UnsafeRawPointer, hardware: Bool) {
-        self.hardware = hardware
+    /// Starts with a 32-byte one-time key `r || s` on `backend`.
+    init(key k: UnsafeRawPointer, backend: Backend) {
+        self.backend = backend
         r0 = k.loadLE64(0) & 0x0fff_fffc_0fff_ffff
         r1 = k.loadLE64(8) & 0x0fff_fffc_0fff_fffc
         s1 = r1 &+ (r1 >> 2)
@@ -102,30 +102,30 @@ extension Poly1305State: BlockAbsorbing {
     static var absorbBlockSize: Int { 16 }
     static var holdsBackFullBlock: Bool { false }
     mutating func compressBlocks(_ blocks: UnsafeRawPointer, _ count: Int) {
-        if count >= poly1305WideMinimumBlocks && hardware && Kernels.poly1305.isActive {
-            poly1305BlocksWide(&self, blocks, count)
+        if count >= poly1305WideMinimumBlocks && backend != .portable {
+            poly1305BlocksWide(&self, blocks, count, Registries.poly1305.implementation(for: backend))
         } else {
             poly1305Blocks(&self, blocks, count, 1)
         }
     }
 }
 
-/// Absorbs `count` full blocks: whole groups (eight or four blocks) in `Kernels.poly1305`'s kernel,
-/// the rest in ``poly1305Blocks``. Out of line, so that the short messages' path keeps its small frame.
+/// Absorbs `count` full blocks: whole groups (eight or four blocks) in `impl` when it is a kernel
+/// (the `poly1305` registry's), the rest in ``poly1305Blocks``. Out of line, so that the short
+/// messages' path keeps its small frame.
 @inline(never)
 func poly1305BlocksWide(_ st: inout Poly1305State, _ blocks: UnsafeRawPointer, _ count: Int,
-                        tier: Poly1305Kernel.Tier? = nil) {
-    // `Kernels.poly1305` is active (or a test pinned a kernel), so there is one.
-    guard let kernel = tier ?? Poly1305Kernel.selected else {
+                        _ impl: any Poly1305Implementation.Type) {
+    let groups = count / impl.groupBlocks
+    guard impl.isKernel, groups > 0 else {
         poly1305Blocks(&st, blocks, count, 1)
         return
     }
     var words = SIMD8<UInt64>(st.r0, st.r1, st.s1, st.h0, st.h1, st.h2, 0, 0)
-    let done = withUnsafeMutableBytes(of: &words) { w in
-        Poly1305Kernel.blocks(kernel, w.baseAddress!.assumingMemoryBound(to: UInt64.self), blocks, count)
-    }
+    withUnsafeMutableBytes(of: &words) { w in impl.blocks(w.baseAddress!.assumingMemoryBound(to: UInt64.self), blocks, groups) }
     st.h0 = words[3]; st.h1 = words[4]; st.h2 = words[5]
     wipe(&words)
+    let done = groups * impl.groupBlocks
     if done < count { poly1305Blocks(&st, blocks + 16 * done, count - done, 1) }
 }
 
@@ -212,7 +212,7 @@ public struct Poly1305 {
     ///
     /// - Throws: ``RampartError/invalidKeyLength`` unless the key has 32 bytes.
     public init(key: SymmetricKey) throws(RampartError) {
-        storage = Storage(try withKey32(key) { Poly1305State(key: $0, hardware: key.backend == .hardware) })
+        storage = Storage(try withKey32(key) { Poly1305State(key: $0, backend: key.backend) })
     }
 
     /// Absorbs message bytes.
@@ -240,7 +240,7 @@ public struct Poly1305 {
     @_specialize(where D == [UInt8])
     @_specialize(where D == UnsafeRawBufferPointer)
     public static func authenticationCode<D: Collection<UInt8>>(for data: D, using key: SymmetricKey) throws(RampartError) -> Tag {
-        var st = try withKey32(key) { Poly1305State(key: $0, hardware: key.backend == .hardware) }
+        var st = try withKey32(key) { Poly1305State(key: $0, backend: key.backend) }
         withContiguousBytes(data) { d in
             if let p = d.baseAddress, d.count > 0 { st.update(p, d.count) }
         }
@@ -253,21 +253,6 @@ public struct Poly1305 {
         withUnsafeMutableBytes(of: &t) { st.finalize(into: $0.baseAddress!) }
         wipe(&st)
         return Tag(storage: t)
-    }
-
-    /// The tag of `data` with every whole group of its full blocks in the named kernel (`"avx512ifma"`,
-    /// `"avx2"`) and the rest in the portable code, or `nil` when this processor does not run that
-    /// kernel. For tests that pin each kernel against the portable code.
-    @_spi(Testing)
-    public static func authenticationCode(for data: [UInt8], using key: SymmetricKey, kernel: String) throws(RampartError) -> Tag? {
-        guard let tier = Poly1305Kernel.tier(named: kernel) else { return nil }
-        var st = try withKey32(key) { Poly1305State(key: $0, hardware: false) }
-        data.withUnsafeBytes { d in
-            let full = d.count / 16
-            if full > 0 { poly1305BlocksWide(&st, d.baseAddress!, full, tier: tier) }
-            if d.count > 16 * full { st.update(d.baseAddress! + 16 * full, d.count - 16 * full) }
-        }
-        return tag(consuming: &st)
     }
 
     /// Checks raw tag bytes against `data` and the one-time `key` in constant time. A tag of the

@@ -6,8 +6,11 @@
 // Open: the tag is checked (constant time) over the ciphertext before a single byte is decrypted.
 //
 // Seal encrypts and authenticates in chunks of `secretBoxChunk` bytes so that each chunk of
-// ciphertext is still in the L1 cache when Poly1305 reads it. With AVX2 the bulk runs in one stitched
-// kernel (RampartAccelAVX2Salsa/Salsa20AVX2.swift) that overlaps the two.
+// ciphertext is still in the L1 cache when Poly1305 reads it. With an eight-block kernel (the `salsa20`
+// registry's implementation: RampartKernelSupport/Salsa20Lanes8.swift built for AVX2 or AVX-512VL) the
+// bulk runs in one stitched loop that overlaps the two.
+
+internal import RampartKernelSupport
 
 /// Ciphertext bytes per encrypt-then-MAC step of a seal (a multiple of 64).
 let secretBoxChunk = 4096
@@ -64,7 +67,7 @@ public enum SecretBox {
                     let o = UnsafeMutableRawPointer(out.baseAddress!)
                     withUnsafeBytes(of: &n) { nb in
                         secretBoxSeal(UnsafeRawPointer(m.baseAddress ?? UnsafeRawPointer(o)), o + 16, count, tag: o, key: k,
-                                      nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
+                                      nonce: nb.baseAddress!, backend: backend)
                     }
                     initialized = count + 16
                 }
@@ -101,7 +104,7 @@ public enum SecretBox {
                     let o = UnsafeMutableRawPointer(out.baseAddress!)
                     ok = withUnsafeBytes(of: &n) { nb in
                         secretBoxOpen(b.baseAddress! + 16, o, count, tag: b.baseAddress!, key: k, nonce: nb.baseAddress!,
-                                      hardware: Kernels.salsa20.runs(on: backend))
+                                      backend: backend)
                     }
                     if !ok && count > 0 { secureZero(UnsafeMutableRawBufferPointer(start: o, count: count)) }
                     initialized = count
@@ -160,9 +163,9 @@ public enum SecretBox {
     /// - Throws: ``RampartError/invalidKeyLength``.
     package static func seal(inPlace buffer: UnsafeMutableRawPointer, count: Int, tag: UnsafeMutableRawPointer,
                              using key: SymmetricKey, nonce: UnsafeRawPointer) throws(RampartError) {
-        let hardware = Kernels.salsa20.runs(on: key.backend)
+        let backend = key.backend
         try withKey32(key) { k in
-            secretBoxSeal(UnsafeRawPointer(buffer), buffer, count, tag: tag, key: k, nonce: nonce, hardware: hardware)
+            secretBoxSeal(UnsafeRawPointer(buffer), buffer, count, tag: tag, key: k, nonce: nonce, backend: backend)
         }
     }
 
@@ -171,7 +174,7 @@ public enum SecretBox {
     package static func seal(inPlace buffer: UnsafeMutableRawPointer, count: Int, tag: UnsafeMutableRawPointer,
                              key: UnsafeRawPointer, nonce: UnsafeRawPointer) {
         secretBoxSeal(UnsafeRawPointer(buffer), buffer, count, tag: tag, key: key, nonce: nonce,
-                      hardware: Kernels.salsa20.runs(on: CPU.defaultBackend))
+                      backend: CPU.defaultBackend)
     }
 
     /// Verifies `tag` over the `count` ciphertext bytes at `source` and, only if it matches, writes the
@@ -182,24 +185,26 @@ public enum SecretBox {
     package static func open(_ source: UnsafeRawPointer, count: Int, tag: UnsafeRawPointer,
                              into destination: UnsafeMutableRawPointer, using key: SymmetricKey,
                              nonce: UnsafeRawPointer) throws(RampartError) -> Bool {
-        let hardware = Kernels.salsa20.runs(on: key.backend)
+        let backend = key.backend
         return try withKey32(key) { k in
-            secretBoxOpen(source, destination, count, tag: tag, key: k, nonce: nonce, hardware: hardware)
+            secretBoxOpen(source, destination, count, tag: tag, key: k, nonce: nonce, backend: backend)
         }
     }
 
     /// Two boxes under one nonce, `a` with `keyA` and `b` with `keyB`, sealed in place (the
-    /// metadata and message boxes of a Threema envelope): when both are short their HSalsa20 subkeys
-    /// are computed together; otherwise as two ``seal(inPlace:count:tag:using:nonce:)`` calls.
+    /// metadata and message boxes of a Threema envelope): when both are short (and the keys on one
+    /// backend) their HSalsa20 subkeys are computed together; otherwise as two
+    /// ``seal(inPlace:count:tag:using:nonce:)`` calls.
     ///
     /// - Throws: ``RampartError/invalidKeyLength``.
     package static func sealPair(inPlace a: UnsafeMutableRawPointer, count countA: Int, tag tagA: UnsafeMutableRawPointer,
                                  using keyA: SymmetricKey, inPlace b: UnsafeMutableRawPointer, count countB: Int,
                                  tag tagB: UnsafeMutableRawPointer, using keyB: SymmetricKey,
                                  nonce: UnsafeRawPointer) throws(RampartError) {
-        let hardware = Kernels.salsa20.runs(on: keyA.backend)
-        let limit = secretBoxShortLimit(hardware: hardware)
-        guard hardware == Kernels.salsa20.runs(on: keyB.backend), countA <= limit, countB <= limit else {
+        let backend = keyA.backend
+        let salsa = Registries.salsa20.implementation(for: backend)
+        let limit = secretBoxShortLimit(salsa)
+        guard keyB.backend == backend, countA <= limit, countB <= limit else {
             try seal(inPlace: a, count: countA, tag: tagA, using: keyA, nonce: nonce)
             try seal(inPlace: b, count: countB, tag: tagB, using: keyB, nonce: nonce)
             return
@@ -208,14 +213,15 @@ public enum SecretBox {
         keyA.withUnsafeBytes { ka in
             keyB.withUnsafeBytes { kb in
                 secretBoxSealShortPair(a, countA, tagA: tagA, keyA: ka.baseAddress!, b, countB, tagB: tagB,
-                                       keyB: kb.baseAddress!, nonce: nonce, hardware: hardware)
+                                       keyB: kb.baseAddress!, nonce: nonce, salsa, backend: backend)
             }
         }
     }
 
     /// Verifies two boxes under one nonce and, only if both tags match, writes both plaintexts
     /// (``open(_:count:tag:into:using:nonce:)`` for each, the subkeys computed together when both
-    /// are short). Returns whether both matched; otherwise neither plaintext is written.
+    /// are short and the keys on one backend). Returns whether both matched; otherwise neither
+    /// plaintext is written.
     ///
     /// - Throws: ``RampartError/invalidKeyLength``.
     package static func openPair(_ srcA: UnsafeRawPointer, count countA: Int, tag tagA: UnsafeRawPointer,
@@ -223,9 +229,10 @@ public enum SecretBox {
                                  _ srcB: UnsafeRawPointer, count countB: Int, tag tagB: UnsafeRawPointer,
                                  into dstB: UnsafeMutableRawPointer, using keyB: SymmetricKey,
                                  nonce: UnsafeRawPointer) throws(RampartError) -> Bool {
-        let hardware = Kernels.salsa20.runs(on: keyA.backend)
-        let limit = secretBoxShortLimit(hardware: hardware)
-        guard hardware == Kernels.salsa20.runs(on: keyB.backend), countA <= limit, countB <= limit else {
+        let backend = keyA.backend
+        let salsa = Registries.salsa20.implementation(for: backend)
+        let limit = secretBoxShortLimit(salsa)
+        guard keyB.backend == backend, countA <= limit, countB <= limit else {
             // Long boxes: B is verified into its destination only after A has verified; if B then
             // fails, A's plaintext is wiped again.
             guard try open(srcA, count: countA, tag: tagA, into: dstA, using: keyA, nonce: nonce) else { return false }
@@ -239,7 +246,7 @@ public enum SecretBox {
         return keyA.withUnsafeBytes { ka in
             keyB.withUnsafeBytes { kb in
                 secretBoxOpenShortPair(srcA, dstA, countA, tagA: tagA, keyA: ka.baseAddress!, srcB, dstB, countB, tagB: tagB,
-                                       keyB: kb.baseAddress!, nonce: nonce, hardware: hardware)
+                                       keyB: kb.baseAddress!, nonce: nonce, salsa, backend: backend)
             }
         }
     }
@@ -269,7 +276,7 @@ public enum SecretBox {
             withUnsafeBytes(of: &n) { nb in
                 let p = buffer.baseAddress ?? t
                 secretBoxSeal(UnsafeRawPointer(p), p, buffer.count, tag: t, key: k, nonce: nb.baseAddress!,
-                              hardware: Kernels.salsa20.runs(on: backend))
+                              backend: backend)
             }
         }
     }
@@ -299,7 +306,7 @@ public enum SecretBox {
             withUnsafeBytes(of: &n) { nb in
                 let p = buffer.baseAddress ?? UnsafeMutableRawPointer(mutating: t)
                 return secretBoxOpen(UnsafeRawPointer(p), p, buffer.count, tag: t, key: k,
-                                     nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
+                                     nonce: nb.baseAddress!, backend: backend)
             }
         }
         guard ok else { throw .authenticationFailure }
@@ -328,7 +335,7 @@ public enum SecretBox {
         try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
                 secretBoxSeal(message.baseAddress ?? UnsafeRawPointer(o), o + 16, message.count, tag: o, key: k,
-                              nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
+                              nonce: nb.baseAddress!, backend: backend)
             }
         }
     }
@@ -358,7 +365,7 @@ public enum SecretBox {
         let ok = try withKey32(key) { k in
             withUnsafeBytes(of: &n) { nb in
                 secretBoxOpen(b + 16, output.baseAddress ?? UnsafeMutableRawPointer(mutating: b), output.count, tag: b,
-                              key: k, nonce: nb.baseAddress!, hardware: Kernels.salsa20.runs(on: backend))
+                              key: k, nonce: nb.baseAddress!, backend: backend)
             }
         }
         guard ok else {
@@ -372,9 +379,10 @@ public enum SecretBox {
 
 /// The XSalsa20 input block for `key` and `nonce`, and keystream block 0 in `block0` (64 bytes).
 @inline(__always)
-func secretBoxSetup(key: UnsafeRawPointer, nonce: UnsafeRawPointer, block0: UnsafeMutableRawPointer, hardware: Bool) -> SIMD16<UInt32> {
-    var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
-    salsa20Block(x, block0, hardware: hardware)
+func secretBoxSetup(key: UnsafeRawPointer, nonce: UnsafeRawPointer, block0: UnsafeMutableRawPointer,
+                    _ salsa: any Salsa20Implementation.Type) -> SIMD16<UInt32> {
+    var x = salsa.xsalsa20Input(key, nonce, 0)
+    salsa.block(x, block0)
     x[8] = 1
     return x
 }
@@ -384,43 +392,44 @@ func secretBoxSetup(key: UnsafeRawPointer, nonce: UnsafeRawPointer, block0: Unsa
 // Every keystream block of XSalsa20 depends only on the HSalsa20 subkey, so once it is known, block 0
 // (the Poly1305 key and the first 32 message bytes) and the blocks after it can be computed together
 // instead of block 0 first and the rest after: two blocks in one interleaved loop (about the time of
-// one), four with the portable four-block code, eight with one call of the AVX2 kernel. A message
+// one), four with the four-block code, eight with one call of an eight-block kernel. A message
 // whose keystream fits in those blocks takes the short path below: all of its keystream into the
 // scratch space at once, then the XOR and Poly1305 from there.
 
 /// The longest message the short path takes: keystream bytes 32 ..< count + 32 must lie in the blocks
-/// generated at once (eight with the AVX2 kernel, four without).
+/// generated at once (eight with an eight-block kernel, four with the portable code).
 @inline(__always)
-func secretBoxShortLimit(hardware: Bool) -> Int { hardware ? 512 - 32 : 256 - 32 }
+func secretBoxShortLimit(_ salsa: any Salsa20Implementation.Type) -> Int { salsa.isKernel ? 512 - 32 : 256 - 32 }
 
 /// Keystream blocks 0 ..< ⌈bytes / 64⌉ for the XSalsa20 input block `x` (counter 0) into `ks`, which
-/// must hold 512 zero bytes when `hardware` and `bytes > 256`. `bytes` ≤ 512 (hardware) or ≤ 256.
+/// must hold 512 zero bytes when `salsa` is a kernel and `bytes > 256`. `bytes` ≤ 512 (kernel) or ≤ 256.
 @inline(__always)
-func secretBoxKeystream(_ x: SIMD16<UInt32>, _ bytes: Int, _ ks: UnsafeMutableRawPointer, hardware: Bool) {
+func secretBoxKeystream(_ x: SIMD16<UInt32>, _ bytes: Int, _ ks: UnsafeMutableRawPointer, _ salsa: any Salsa20Implementation.Type) {
     if bytes <= 64 {
-        salsa20Block(x, ks, hardware: hardware)
+        salsa.block(x, ks)
     } else if bytes <= 128 {
-        salsa20Block2(x, ks, hardware: hardware)
-    } else if hardware && bytes > 256 {
-        // One 512-byte group of the AVX2 kernel over zeros: blocks 0 ..< 8 in place (for up to four
-        // blocks the portable four-block code is faster than a whole group).
+        salsa.blocks2(x, ks)
+    } else if bytes > 256 && salsa.isKernel {
+        // One 512-byte group of the eight-block kernel over zeros: blocks 0 ..< 8 in place (for up to
+        // four blocks the four-block code is faster than a whole group).
         var y = x
-        withUnsafeMutableBytes(of: &y) { SalsaKernel.xor($0.baseAddress!, UnsafeRawPointer(ks), ks, 1) }
+        withUnsafeMutableBytes(of: &y) { salsa.xor($0.baseAddress!, UnsafeRawPointer(ks), ks, 1) }
         wipe(&y)
     } else {
-        salsa20x4(x, 0, hardware: hardware) { j, k, v in ks.storeBytes(of: v, toByteOffset: 64 * j + 16 * k, as: SIMD4<UInt32>.self) }
+        salsa20x4(x, 0, salsa) { j, k, v in ks.storeBytes(of: v, toByteOffset: 64 * j + 16 * k, as: SIMD4<UInt32>.self) }
     }
 }
 
-/// ``secretBoxSeal`` for `count ≤ secretBoxShortLimit(hardware:)`.
+/// ``secretBoxSeal`` for `count ≤ secretBoxShortLimit(salsa)`.
 @inline(never)
 func secretBoxSealShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutableRawPointer,
-                        key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) {
+                        key: UnsafeRawPointer, nonce: UnsafeRawPointer, _ salsa: any Salsa20Implementation.Type,
+                        backend: Backend) {
     withScratch { ks in
-        var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
-        secretBoxKeystream(x, count + 32, ks, hardware: hardware)
+        var x = salsa.xsalsa20Input(key, nonce, 0)
+        secretBoxKeystream(x, count + 32, ks, salsa)
         wipe(&x)
-        var mac = Poly1305State(key: ks, hardware: hardware)
+        var mac = Poly1305State(key: ks, backend: backend)
         xorKeystream(dst, src, ks + 32, count)
         mac.update(dst, count)
         mac.finalize(into: tag)
@@ -428,15 +437,16 @@ func secretBoxSealShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
     }
 }
 
-/// ``secretBoxOpen`` for `count ≤ secretBoxShortLimit(hardware:)`.
+/// ``secretBoxOpen`` for `count ≤ secretBoxShortLimit(salsa)`.
 @inline(never)
 func secretBoxOpenShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeRawPointer,
-                        key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
+                        key: UnsafeRawPointer, nonce: UnsafeRawPointer, _ salsa: any Salsa20Implementation.Type,
+                        backend: Backend) -> Bool {
     withScratch { ks in
-        var x = xsalsa20Input(key: key, nonce: nonce, counter: 0, hardware: hardware)
-        secretBoxKeystream(x, count + 32, ks, hardware: hardware)
+        var x = salsa.xsalsa20Input(key, nonce, 0)
+        secretBoxKeystream(x, count + 32, ks, salsa)
         wipe(&x)
-        var mac = Poly1305State(key: ks, hardware: hardware)
+        var mac = Poly1305State(key: ks, backend: backend)
         mac.update(src, count)
         mac.finalize(into: ks + 512)
         wipe(&mac)
@@ -450,17 +460,17 @@ func secretBoxOpenShort(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
 // MARK: Two short boxes under one nonce
 
 /// Seals two short messages in place under two keys and one nonce (each `count ≤
-/// secretBoxShortLimit(hardware:)`): the two HSalsa20 subkeys in one interleaved computation, then
+/// secretBoxShortLimit(salsa)`): the two HSalsa20 subkeys in one interleaved computation, then
 /// each box as ``secretBoxSealShort``.
 @inline(never)
 func secretBoxSealShortPair(_ a: UnsafeMutableRawPointer, _ countA: Int, tagA: UnsafeMutableRawPointer, keyA: UnsafeRawPointer,
                             _ b: UnsafeMutableRawPointer, _ countB: Int, tagB: UnsafeMutableRawPointer, keyB: UnsafeRawPointer,
-                            nonce: UnsafeRawPointer, hardware: Bool) {
-    var (xa, xb) = xsalsa20InputPair(keyA, keyB, nonce, hardware: hardware)
+                            nonce: UnsafeRawPointer, _ salsa: any Salsa20Implementation.Type, backend: Backend) {
+    var (xa, xb) = salsa.xsalsa20InputPair(keyA, keyB, nonce)
     @inline(__always) func seal(_ x: SIMD16<UInt32>, _ p: UnsafeMutableRawPointer, _ count: Int, _ tag: UnsafeMutableRawPointer) {
         withScratch { ks in
-            secretBoxKeystream(x, count + 32, ks, hardware: hardware)
-            var mac = Poly1305State(key: ks, hardware: hardware)
+            secretBoxKeystream(x, count + 32, ks, salsa)
+            var mac = Poly1305State(key: ks, backend: backend)
             xorKeystream(p, UnsafeRawPointer(p), ks + 32, count)
             mac.update(p, count)
             mac.finalize(into: tag)
@@ -479,20 +489,21 @@ func secretBoxSealShortPair(_ a: UnsafeMutableRawPointer, _ countA: Int, tagA: U
 @inline(never)
 func secretBoxOpenShortPair(_ srcA: UnsafeRawPointer, _ dstA: UnsafeMutableRawPointer, _ countA: Int, tagA: UnsafeRawPointer,
                             keyA: UnsafeRawPointer, _ srcB: UnsafeRawPointer, _ dstB: UnsafeMutableRawPointer, _ countB: Int,
-                            tagB: UnsafeRawPointer, keyB: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
-    var (xa, xb) = xsalsa20InputPair(keyA, keyB, nonce, hardware: hardware)
+                            tagB: UnsafeRawPointer, keyB: UnsafeRawPointer, nonce: UnsafeRawPointer,
+                            _ salsa: any Salsa20Implementation.Type, backend: Backend) -> Bool {
+    var (xa, xb) = salsa.xsalsa20InputPair(keyA, keyB, nonce)
     defer {
         wipe(&xa)
         wipe(&xb)
     }
     return withScratch { ka in
         withScratch { kb in
-            secretBoxKeystream(xa, countA + 32, ka, hardware: hardware)
-            secretBoxKeystream(xb, countB + 32, kb, hardware: hardware)
-            var mac = Poly1305State(key: ka, hardware: hardware)
+            secretBoxKeystream(xa, countA + 32, ka, salsa)
+            secretBoxKeystream(xb, countB + 32, kb, salsa)
+            var mac = Poly1305State(key: ka, backend: backend)
             mac.update(srcA, countA)
             mac.finalize(into: ka + 512)
-            mac = Poly1305State(key: kb, hardware: hardware)
+            mac = Poly1305State(key: kb, backend: backend)
             mac.update(srcB, countB)
             mac.finalize(into: kb + 512)
             wipe(&mac)
@@ -510,17 +521,19 @@ func secretBoxOpenShortPair(_ srcA: UnsafeRawPointer, _ dstA: UnsafeMutableRawPo
 
 // MARK: Any length
 
-/// Seals `count` bytes from `src` into `dst` (the same buffer or disjoint ones) and writes the tag.
+/// Seals `count` bytes from `src` into `dst` (the same buffer or disjoint ones) and writes the tag, on
+/// `backend`'s Salsa20 and Poly1305 implementations.
 @inline(never)
 func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeMutableRawPointer,
-                   key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) {
-    if count <= secretBoxShortLimit(hardware: hardware) {
-        secretBoxSealShort(src, dst, count, tag: tag, key: key, nonce: nonce, hardware: hardware)
+                   key: UnsafeRawPointer, nonce: UnsafeRawPointer, backend: Backend) {
+    let salsa = Registries.salsa20.implementation(for: backend)
+    if count <= secretBoxShortLimit(salsa) {
+        secretBoxSealShort(src, dst, count, tag: tag, key: key, nonce: nonce, salsa, backend: backend)
         return
     }
     withScratch { scratch in
-        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, hardware: hardware)
-        var mac = Poly1305State(key: scratch, hardware: hardware)
+        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, salsa)
+        var mac = Poly1305State(key: scratch, backend: backend)
         // The first 32 message bytes use keystream bytes 32..<64 of block 0.
         let head = min(32, count)
         for i in 0..<head {
@@ -531,16 +544,16 @@ func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
         var off = head
         // The kernel: Salsa20 and Poly1305 stitched in one loop, the MAC one 512-byte group behind.
         let groups = (count - head) >> 9
-        if hardware && groups >= 2 {
+        if groups >= 2 && salsa.isKernel {
             mac.stitched(&x) { xs, ps in
-                SalsaKernel.xorPoly1305(xs, src + head, 512, dst + head, groups, ps, UnsafeRawPointer(dst + head), 1)
+                salsa.xorPoly1305(xs, src + head, 512, dst + head, groups, ps, UnsafeRawPointer(dst + head), 1)
             }
             off = head + 512 * groups
             mac.update(dst + off - 512, 512)
         }
         while off < count {
             let n = min(secretBoxChunk, count - off)
-            salsa20XOR(&x, src + off, dst + off, n, hardware: hardware)
+            salsa20XOR(&x, src + off, dst + off, n, salsa)
             mac.update(dst + off, n)
             off += n
         }
@@ -552,24 +565,25 @@ func secretBoxSeal(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
 
 /// Verifies `tag` over the `count` ciphertext bytes at `src` and, only if it matches, decrypts them
 /// into `dst` (the same buffer or a disjoint one). Returns whether the tag matched; on a mismatch
-/// nothing is written.
+/// nothing is written. On `backend`'s Salsa20 and Poly1305 implementations.
 @inline(never)
 func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ count: Int, tag: UnsafeRawPointer,
-                   key: UnsafeRawPointer, nonce: UnsafeRawPointer, hardware: Bool) -> Bool {
-    if count <= secretBoxShortLimit(hardware: hardware) {
-        return secretBoxOpenShort(src, dst, count, tag: tag, key: key, nonce: nonce, hardware: hardware)
+                   key: UnsafeRawPointer, nonce: UnsafeRawPointer, backend: Backend) -> Bool {
+    let salsa = Registries.salsa20.implementation(for: backend)
+    if count <= secretBoxShortLimit(salsa) {
+        return secretBoxOpenShort(src, dst, count, tag: tag, key: key, nonce: nonce, salsa, backend: backend)
     }
     return withScratch { scratch in
-        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, hardware: hardware)
-        var mac = Poly1305State(key: scratch, hardware: hardware)
+        var x = secretBoxSetup(key: key, nonce: nonce, block0: scratch, salsa)
+        var mac = Poly1305State(key: scratch, backend: backend)
         // The kernel with a separate output buffer: one stitched pass authenticates the ciphertext and
         // writes the bare keystream (not plaintext) to `dst`; the plaintext is formed only after the
         // tag has verified. (In place, the keystream has nowhere to go: two passes.)
         let groups = count > 32 ? (count - 32) >> 9 : 0
-        if hardware && groups >= 2 && UnsafeRawPointer(dst) != src {
+        if groups >= 2 && UnsafeRawPointer(dst) != src && salsa.isKernel {
             let zeros = UnsafeRawPointer(scratch + 128)  // 512 zero bytes of the scratch space
             mac.stitched(&x) { xs, ps in
-                SalsaKernel.xorPoly1305(xs, zeros, 0, dst + 32, groups, ps, src, 0)
+                salsa.xorPoly1305(xs, zeros, 0, dst + 32, groups, ps, src, 0)
             }
             let streamed = 512 * groups
             mac.update(src + streamed, count - streamed)
@@ -584,7 +598,7 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
                 }
                 xorInto(dst + 32, src + 32, streamed)
                 let off = 32 + streamed
-                if count > off { salsa20XOR(&x, src + off, dst + off, count - off, hardware: hardware) }
+                if count > off { salsa20XOR(&x, src + off, dst + off, count - off, salsa) }
             } else {
                 secureZero(UnsafeMutableRawBufferPointer(start: dst + 32, count: streamed))
             }
@@ -602,7 +616,7 @@ func secretBoxOpen(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ co
                 dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self) ^ scratch.load(fromByteOffset: 32 + i, as: UInt8.self),
                                toByteOffset: i, as: UInt8.self)
             }
-            if count > head { salsa20XOR(&x, src + head, dst + head, count - head, hardware: hardware) }
+            if count > head { salsa20XOR(&x, src + head, dst + head, count - head, salsa) }
         }
         wipe(&x)
         return ok

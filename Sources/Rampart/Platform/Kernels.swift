@@ -2,14 +2,11 @@
 // with a name, decided once per process from the CPU features (`CPU.features`, which already honours
 // `RAMPART_FORCE_PORTABLE` and `RAMPART_DISABLE_FEATURES`).
 //
-// Most primitives are on the registry (Platform/Registry.swift, Registrations.swift): the hashes, the
-// AES family (`aes`, `ghash`, `ige-sha256`, `ige-lanes`), X25519; their choices below are the
-// registries'. The others reach their kernel the older way (Go's `sha256block_amd64.go` / `_arm64.go`
-// / `_generic.go` pattern): the engine calls an internal binding enum (`ChaChaKernel`,
-// `MontgomeryKernel`, ...) without any `#if`; each binding enum is defined once per architecture in a
-// file whose name ends in `+x86_64.swift`, `+arm64.swift` or `+generic.swift`, with the architecture
-// condition once at the top of that file. A binding declares its kernel's name and the features it needs; the generic file
-// declares "no kernel" (its entry points are unreachable because the choice below is then inactive).
+// Every primitive with a kernel is on the registry (Platform/Registry.swift, Registrations.swift): the
+// hashes, the stream ciphers, Poly1305 and Argon2, the AES family (`aes`, `ghash`, `ige-sha256`,
+// `ige-lanes`), X25519 and the Montgomery family; the choices below are the registries'. An engine
+// calls its registry's selected implementation and contains no `#if arch`: the architecture condition
+// appears once, in each registry's candidate list.
 //
 // Objects built with `Backend.hardware` (the default unless the portable path is forced) run a kernel
 // exactly when its choice ``KernelChoice/isActive``; objects built with `Backend.portable` never do.
@@ -71,18 +68,19 @@ public enum Kernels {
     public static let sha512 = Registries.sha512.choice
     /// BLAKE2b compression (x86_64: AVX2, or scalar with BMI2 on AMD processors).
     public static let blake2b = Registries.blake2b.choice
-    /// The Salsa20 stream and the stitched XSalsa20-Poly1305 of `SecretBox` (x86_64: AVX2, eight
-    /// blocks at a time).
-    public static let salsa20 = KernelChoice("salsa20", kernel: SalsaKernel.name, supported: SalsaKernel.supported(CPU.features))
+    /// The Salsa20 stream, the stitched XSalsa20-Poly1305 of `SecretBox`, the short-message blocks and
+    /// scrypt's BlockMix (x86_64: eight blocks at a time on AVX2 or AVX-512VL, the short-message blocks
+    /// on AVX-512VL, on AMD processors the XSalsa20 input block and single blocks in scalar registers;
+    /// the name is the one this processor runs).
+    public static let salsa20 = Registries.salsa20.choice
     /// Poly1305 over long messages (x86_64: eight blocks at a time on AVX-512 IFMA in radix 2^44, or
     /// four on AVX2 in radix 2^26 without IFMA; the name is the one this processor runs), for
     /// ``Poly1305`` and the parts of SecretBox and ChaCha20-Poly1305 that no stitched kernel covers.
-    public static let poly1305 = KernelChoice("poly1305", kernel: Poly1305Kernel.selected?.name ?? Poly1305Kernel.name,
-                                              supported: Poly1305Kernel.selected != nil)
-    /// The ChaCha20 stream and ChaCha20-Poly1305 (x86_64: AVX2, eight blocks at a time).
-    public static let chacha20 = KernelChoice("chacha20", kernel: ChaChaKernel.name, supported: ChaChaKernel.supported(CPU.features))
+    public static let poly1305 = Registries.poly1305.choice
+    /// The ChaCha20 stream and ChaCha20-Poly1305 (x86_64: eight blocks at a time on AVX2 or AVX-512VL).
+    public static let chacha20 = Registries.chacha20.choice
     /// The Argon2 compression and segment fill of `Argon2id` (x86_64: AVX2).
-    public static let argon2 = KernelChoice("argon2", kernel: Argon2Kernel.name, supported: Argon2Kernel.supported(CPU.features))
+    public static let argon2 = Registries.argon2.choice
     /// The AES block function and its modes (x86_64: AES-NI, with CTR and CBC decryption of 256 bytes
     /// and more sixteen blocks at a time on 256-bit VAES vectors where present, `aes-ni+vaes`; arm64:
     /// the ARMv8 AES instructions). A key runs on the implementation that expanded it.

@@ -202,7 +202,7 @@ final class DRBGState {
         var zeroNonce: (UInt64, UInt32) = (0, 0)  // on the stack: a refill allocates nothing (safe after fork)
         withUnsafeBytes(of: &zeroNonce) { n in
             var x = chacha20Input(key: key, counter: 0, nonce: n.baseAddress!)
-            chacha20XOR(&x, buffer, buffer, Self.bufferSize, hardware: Kernels.chacha20.runs(on: CPU.defaultBackend))
+            chacha20XOR(&x, buffer, buffer, Self.bufferSize, Registries.chacha20.implementation(for: CPU.defaultBackend))
             wipe(&x)
         }
         // Fast key erasure: the first 32 bytes are the next key, and are not output.

@@ -353,7 +353,7 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
     @Test func forcingThePortablePathDeactivatesEveryKernel() {
         if CPU.forcePortable {
             #expect(Kernels.all.allSatisfy { !$0.isActive })
-        } else {
+        } else if FaultSwitch.names.isEmpty {  // under CI's fault switch the next implementations run
             // Each choice follows the features kernels may use.
             #expect(Kernels.sha256.isActive == (Kernels.sha256.kernel != nil && (CPU.features.sha || CPU.features.avx2)))
             #expect(Kernels.sha1.isActive == (Kernels.sha1.kernel != nil && (CPU.features.sha || CPU.features.avx2)))

@@ -134,4 +134,15 @@ public func poly1305BlocksAVX2(_ state: UnsafeMutablePointer<UInt64>, _ p: Unsaf
     state[5] = t4 >> 24
 }
 
+/// Poly1305 four blocks a group on AVX2 (`avx2`), for processors without AVX-512 IFMA.
+public enum Poly1305AVX2: Poly1305Implementation {
+    public static let name = "avx2"
+    public static let requires: KernelFeatures = [.avx2, .bmi2]
+    public static let groupBlocks = 4
+    @inline(__always)
+    public static func blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: UnsafeRawPointer, _ groups: Int) {
+        poly1305BlocksAVX2(state, data, groups)
+    }
+}
+
 #endif

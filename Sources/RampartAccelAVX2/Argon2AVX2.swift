@@ -8,10 +8,20 @@ import RampartKernelSupport
 
 #if arch(x86_64)
 
-/// Fills one Argon2 segment (see `argon2FillSegment`). `work` is three 1 KiB blocks.
+/// Fills one Argon2 segment (see `argon2FillSegment`). `work` is four 1 KiB blocks.
 @inline(never)
 public func argon2FillSegmentAVX2(_ memory: UnsafeMutableRawPointer, _ pos: Argon2Segment, _ work: UnsafeMutableRawPointer) {
     argon2FillSegment(memory, pos, work)
+}
+
+/// The Argon2 segment fill on AVX2 (`avx2`).
+public enum Argon2AVX2: Argon2Implementation {
+    public static let name = "avx2"
+    public static let requires: KernelFeatures = [.avx2]
+    @inline(__always)
+    public static func fillSegment(_ memory: UnsafeMutableRawPointer, _ position: Argon2Segment, _ work: UnsafeMutableRawPointer) {
+        argon2FillSegmentAVX2(memory, position, work)
+    }
 }
 
 #endif

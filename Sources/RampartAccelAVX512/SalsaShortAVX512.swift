@@ -1,6 +1,6 @@
 // Salsa20/20 for short messages with AVX-512VL: the latency-bound single-block chains (the XSalsa20
 // input block through HSalsa20, one or two keystream blocks) and four blocks at once, on 128-bit
-// vectors. Only in this module (no AVX2 build): what makes it faster than the portable SSE2 code of
+// vectors. Only in this tier (no AVX2 build): what makes it faster than the portable SSE2 code of
 // Cipher/Salsa20Core.swift and Cipher/Salsa20.swift, which it mirrors, is `vprold`, one instruction and
 // one cycle of latency per rotation where SSE2 and AVX2 need two shifts and an OR (two cycles). A
 // quarter-round step is add, rotate, XOR: 3 cycles instead of 4 on the chain of one block, and about
@@ -9,7 +9,7 @@
 // Shapes, as in the portable code: one block in the diagonal layout of `Salsa20State` (lane k of row m
 // holds word (4m + 5k) mod 16; the row round rotates the lanes of b, c, d and back); four blocks with
 // one vector per state word (lane j = block counter + j), transposed to bytes at the end. The vector
-// code uses Builtin operations on `Builtin.Vec4xInt32` (see Salsa20AVX2.swift for why), the lane
+// code uses Builtin operations on `Builtin.Vec4xInt32` (see RampartKernelSupport/Salsa20Lanes8.swift for why), the lane
 // rotations SIMD4 subscripts (one `vpshufd` each).
 //
 // `z` is a zero the optimizer cannot see (a parameter of a public function): added to the rotated rows,

@@ -1,7 +1,9 @@
-// Salsa20/20 keystream XOR, eight blocks at a time, with AVX2.
-//
-// Compiled with -parse-stdlib and the AVX2 tier's features only (its own target, RampartAccelAVX2Salsa).
-// The caller must have checked for AVX2. The whole loop lives here: one call per buffer.
+// Salsa20/20 keystream XOR, eight blocks at a time on 256-bit vectors, alone or stitched with
+// Poly1305: the one body of the eight-block kernels, compiled by each tier that runs it with its own
+// features (RampartAccelAVX2/Salsa20AVX2.swift for AVX2; RampartAccelAVX512/Salsa20AVX512VL.swift with
+// AVX-512F and VL as well, where LLVM turns each rotation, two shifts and an OR, into one `vprold`).
+// Everything here is `@_alwaysEmitIntoClient`: this module (no CPU features) emits no code for it, and
+// each kernel's entry point (`@inline(never)`, a unique name per tier) holds the whole loop.
 //
 // Shape, for compile time: the rounds (and the final XOR) use `Builtin` vector instructions on
 // `Builtin.Vec8xInt32` (`vadd`, `vxor`, `Builtin.shl/lshr_Vec8xInt32`), not `SIMD8<UInt32>` operators.
@@ -25,14 +27,13 @@
 // (vpunpck{l,h}{dq,qdq}) and stored 16 bytes at a time, as libsodium does.
 
 import Swift
-import RampartKernelSupport
 
 #if arch(x86_64)
 
-typealias W8 = SIMD8<UInt32>
+@usableFromInline typealias W8 = SIMD8<UInt32>
 
 /// Zero, read with a volatile load so that the optimizer cannot know its value.
-@inline(__always) func opaqueZero() -> UInt64 {
+@usableFromInline @_alwaysEmitIntoClient @inline(__always) func opaqueZero() -> UInt64 {
     var zero: UInt64 = 0
     return withUnsafeMutablePointer(to: &zero) {
         UInt64(Builtin.atomicload_monotonic_volatile_Int64(UnsafeMutableRawPointer($0)._rawValue))
@@ -44,17 +45,17 @@ typealias W8 = SIMD8<UInt32>
 /// types are generic per-lane loops (only `&+`/`&-`/`&*` and the comparisons have concrete vector
 /// forms), so every rotation cost the SIL optimizer two inlined eight-lane loops, a few thousand
 /// times per function. See the file comment.
-typealias V = Builtin.Vec8xInt32
+@usableFromInline typealias V = Builtin.Vec8xInt32
 
-@_transparent func vadd(_ a: V, _ b: V) -> V { Builtin.add_Vec8xInt32(a, b) }
-@_transparent func vxor(_ a: V, _ b: V) -> V { Builtin.xor_Vec8xInt32(a, b) }
-@_transparent func splat(_ n: UInt32) -> V { unsafeBitCast(W8(repeating: n), to: V.self) }
-@_transparent func vec(_ x: W8) -> V { unsafeBitCast(x, to: V.self) }
-@_transparent func w8(_ x: V) -> W8 { unsafeBitCast(x, to: W8.self) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func vadd(_ a: V, _ b: V) -> V { Builtin.add_Vec8xInt32(a, b) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func vxor(_ a: V, _ b: V) -> V { Builtin.xor_Vec8xInt32(a, b) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func splat(_ n: UInt32) -> V { unsafeBitCast(W8(repeating: n), to: V.self) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func vec(_ x: W8) -> V { unsafeBitCast(x, to: V.self) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func w8(_ x: V) -> W8 { unsafeBitCast(x, to: W8.self) }
 
 /// One step of two independent quarter-rounds at once: `b_i ^= (a_i + d_i) <<< n` (the pairing of
 /// libsodium's code: enough independent work for the scheduler, few live temporaries).
-@_transparent
+@usableFromInline @_alwaysEmitIntoClient @_transparent
 func step2(_ b0: inout V, _ a0: V, _ d0: V, _ b1: inout V, _ a1: V, _ d1: V, _ n: UInt32) {
     let t0 = vadd(a0, d0), t1 = vadd(a1, d1)
     let l = splat(n), r = splat(32 &- n)
@@ -65,13 +66,22 @@ func step2(_ b0: inout V, _ a0: V, _ d0: V, _ b1: inout V, _ a1: V, _ d1: V, _ n
 }
 
 /// The sixteen state vectors of eight blocks.
+@usableFromInline
 struct Lanes8 {
-    var x0: V, x1: V, x2: V, x3: V, x4: V, x5: V, x6: V, x7: V
-    var x8: V, x9: V, x10: V, x11: V, x12: V, x13: V, x14: V, x15: V
+    @usableFromInline var x0: V, x1: V, x2: V, x3: V, x4: V, x5: V, x6: V, x7: V
+    @usableFromInline var x8: V, x9: V, x10: V, x11: V, x12: V, x13: V, x14: V, x15: V
+
+    @_alwaysEmitIntoClient @_transparent
+    init(x0: V, x1: V, x2: V, x3: V, x4: V, x5: V, x6: V, x7: V,
+         x8: V, x9: V, x10: V, x11: V, x12: V, x13: V, x14: V, x15: V) {
+        self.x0 = x0; self.x1 = x1; self.x2 = x2; self.x3 = x3; self.x4 = x4; self.x5 = x5; self.x6 = x6; self.x7 = x7
+        self.x8 = x8; self.x9 = x9; self.x10 = x10; self.x11 = x11; self.x12 = x12; self.x13 = x13; self.x14 = x14
+        self.x15 = x15
+    }
 }
 
 /// One Salsa20 double round on eight blocks.
-@_transparent
+@usableFromInline @_alwaysEmitIntoClient @_transparent
 func doubleRound(_ s: inout Lanes8) {
     var x0 = s.x0, x1 = s.x1, x2 = s.x2, x3 = s.x3, x4 = s.x4, x5 = s.x5, x6 = s.x6, x7 = s.x7
     var x8 = s.x8, x9 = s.x9, x10 = s.x10, x11 = s.x11, x12 = s.x12, x13 = s.x13, x14 = s.x14, x15 = s.x15
@@ -99,11 +109,12 @@ func doubleRound(_ s: inout Lanes8) {
 }
 
 /// The input block broadcast to all lanes, and the lane counters of a group.
+@usableFromInline
 struct Input8 {
-    var i0: W8, i1: W8, i2: W8, i3: W8, i4: W8, i5: W8, i6: W8, i7: W8
-    var i10: W8, i11: W8, i12: W8, i13: W8, i14: W8, i15: W8
+    @usableFromInline var i0: W8, i1: W8, i2: W8, i3: W8, i4: W8, i5: W8, i6: W8, i7: W8
+    @usableFromInline var i10: W8, i11: W8, i12: W8, i13: W8, i14: W8, i15: W8
 
-    @_transparent
+    @_alwaysEmitIntoClient @_transparent
     init(_ state: UnsafeRawPointer) {
         func w(_ i: Int) -> W8 { W8(repeating: state.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
         i0 = w(0); i1 = w(1); i2 = w(2); i3 = w(3); i4 = w(4); i5 = w(5); i6 = w(6); i7 = w(7)
@@ -111,7 +122,7 @@ struct Input8 {
     }
 
     /// Words 8 and 9 of blocks `counter ... counter + 7` (the carry into word 9 per lane).
-    @_transparent
+    @_alwaysEmitIntoClient @_transparent
     static func counters(_ counter: UInt64) -> (W8, W8) {
         let lo = UInt32(truncatingIfNeeded: counter)
         let c8 = W8(repeating: lo) &+ W8(0, 1, 2, 3, 4, 5, 6, 7)
@@ -120,7 +131,7 @@ struct Input8 {
         return (c8, c9)
     }
 
-    @_transparent
+    @_alwaysEmitIntoClient @_transparent
     func start(_ c8: W8, _ c9: W8) -> Lanes8 {
         Lanes8(x0: vec(i0), x1: vec(i1), x2: vec(i2), x3: vec(i3), x4: vec(i4), x5: vec(i5), x6: vec(i6),
                x7: vec(i7), x8: vec(c8), x9: vec(c9), x10: vec(i10), x11: vec(i11), x12: vec(i12),
@@ -129,7 +140,7 @@ struct Input8 {
 }
 
 /// XORs 16 bytes at `offset` of `src` with `k` into `dst` (`Builtin` XOR: `^` on SIMD4 is a per-lane loop).
-@_transparent
+@usableFromInline @_alwaysEmitIntoClient @_transparent
 func xor16(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: Int, _ k: SIMD4<UInt32>) {
     let x = Builtin.xor_Vec4xInt32(unsafeBitCast(src.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt32>.self),
                                                  to: Builtin.Vec4xInt32.self),
@@ -141,7 +152,7 @@ func xor16(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ offset: In
 /// a time (the low half of result k is block k, the high half block k + 4), as libsodium does. Joining
 /// two halves into 32-byte stores instead let LLVM merge the shuffles of two transposes into about
 /// 250 blends and inserts per group.
-@_transparent
+@usableFromInline @_alwaysEmitIntoClient @_transparent
 func quad(_ a: W8, _ b: W8, _ c: W8, _ d: W8, _ q: Int, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
           _ z: W8) {
     // First unpack stage, then an addition of a zero LLVM cannot see: without that barrier it merged
@@ -165,7 +176,7 @@ func quad(_ a: W8, _ b: W8, _ c: W8, _ d: W8, _ q: Int, _ src: UnsafeRawPointer,
 }
 
 /// Feed-forward addition, transposition, and `dst[0..<512] = src[0..<512] ^ keystream`.
-@_transparent
+@usableFromInline @_alwaysEmitIntoClient @_transparent
 func finish(_ s: Lanes8, _ i: Input8, _ c8: W8, _ c9: W8, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
             _ z: W8) {
     quad(w8(s.x0) &+ i.i0, w8(s.x1) &+ i.i1, w8(s.x2) &+ i.i2, w8(s.x3) &+ i.i3, 0, src, dst, z)
@@ -175,14 +186,13 @@ func finish(_ s: Lanes8, _ i: Input8, _ c8: W8, _ c9: W8, _ src: UnsafeRawPointe
 }
 
 /// XORs `groups` × 512 bytes of Salsa20/20 keystream from `src` into `dst` (the same buffer or
-/// disjoint ones).
+/// disjoint ones): the body of every tier's `salsa20XOR…` entry point.
 ///
 /// `state` holds the 16-word Salsa20 input block (native-endian `UInt32`s, the block counter in words
-/// 8 and 9); the counter is advanced by `8 · groups`. The caller must have checked that the CPU has
-/// AVX2.
-@inline(never)
-public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
-                           _ groups: Int) {
+/// 8 and 9); the counter is advanced by `8 · groups`. The caller must have checked the CPU's features.
+@_alwaysEmitIntoClient @inline(__always)
+public func salsa20XORLanes8(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
+                             _ groups: Int) {
     let input = Input8(state)
     let z = W8(repeating: UInt32(truncatingIfNeeded: opaqueZero()))
     var counter = UInt64(state.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
@@ -212,15 +222,21 @@ public func salsa20XORAVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPoi
 // three Poly1305 blocks written into every double round, lets the out-of-order core overlap them:
 // a secretbox costs about as much as the slower of the two instead of their sum.
 
-// The Poly1305 block itself is RampartKernelSupport.poly1305Block (shared with Rampart's MAC).
+// The Poly1305 block itself is poly1305Block (Poly1305Block.swift, shared with Rampart's MAC).
 
 /// The Poly1305 accumulator and clamped key, radix 2^64 (Rampart's MAC/Poly1305.swift has the bounds).
+@usableFromInline
 struct PolyState {
-    var h0: UInt64, h1: UInt64, h2: UInt64
-    let r0: UInt64, r1: UInt64, s1: UInt64
+    @usableFromInline var h0: UInt64, h1: UInt64, h2: UInt64
+    @usableFromInline let r0: UInt64, r1: UInt64, s1: UInt64
+
+    @_alwaysEmitIntoClient @_transparent
+    init(h0: UInt64, h1: UInt64, h2: UInt64, r0: UInt64, r1: UInt64, s1: UInt64) {
+        self.h0 = h0; self.h1 = h1; self.h2 = h2; self.r0 = r0; self.r1 = r1; self.s1 = s1
+    }
 
     /// h = (h + m + 2^128) · r, partially reduced (h2 ≤ 4), for the 16-byte block at `p`.
-    @_transparent
+    @_alwaysEmitIntoClient @_transparent
     mutating func block(_ p: UnsafeRawPointer) {
         poly1305Block(&h0, &h1, &h2, m0: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)),
                       m1: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
@@ -228,18 +244,19 @@ struct PolyState {
     }
 }
 
-/// Salsa20/20 over `groups` × 512 bytes, stitched with Poly1305 over 512 bytes per group.
+/// Salsa20/20 over `groups` × 512 bytes, stitched with Poly1305 over 512 bytes per group: the body of
+/// every tier's `salsa20XORPoly1305…` entry point.
 ///
-/// Keystream: as ``salsa20XORAVX2(_:_:_:_:)``, except that `src` advances by `srcStride` per group
+/// Keystream: as ``salsa20XORLanes8(_:_:_:_:)``, except that `src` advances by `srcStride` per group
 /// (0 with a 512-byte zero buffer writes the bare keystream). MAC: during group `g ≥ macLag` the 32
 /// blocks at `mac + 512 · (g − macLag)` are absorbed into the Poly1305 state `poly` (r0, r1, s1, h0,
 /// h1, h2; the accumulator is updated), every block with the 2^128 bit. `macLag` 1 authenticates the
 /// ciphertext this call writes, one group behind (seal); 0 authenticates an independent buffer
-/// (open). The caller must have checked that the CPU has AVX2.
-@inline(never)
-public func salsa20XORPoly1305AVX2(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
-                                   _ dst: UnsafeMutableRawPointer, _ groups: Int,
-                                   _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int) {
+/// (open). The caller must have checked the CPU's features.
+@_alwaysEmitIntoClient @inline(__always)
+public func salsa20XORPoly1305Lanes8(_ state: UnsafeMutableRawPointer, _ src: UnsafeRawPointer, _ srcStride: Int,
+                                     _ dst: UnsafeMutableRawPointer, _ groups: Int,
+                                     _ poly: UnsafeMutablePointer<UInt64>, _ mac: UnsafeRawPointer, _ macLag: Int) {
     let input = Input8(state)
     let z = W8(repeating: UInt32(truncatingIfNeeded: opaqueZero()))
     var counter = UInt64(state.loadUnaligned(fromByteOffset: 32, as: UInt32.self))

@@ -1,1 +1,0 @@
-../RampartAccelAVX2Salsa/ChaCha20AVX2.swift

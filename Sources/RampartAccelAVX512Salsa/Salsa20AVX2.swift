@@ -1,1 +1,0 @@
-../RampartAccelAVX2Salsa/Salsa20AVX2.swift
