@@ -2,15 +2,13 @@
 
 @_spi(Testing) import Rampart
 import RampartReference
+import RampartTestSupport
 
 /// A 64-byte-aligned buffer of `size` pseudo-random bytes that lives for the whole run.
 func buffer(_ size: Int) -> UnsafeMutableRawBufferPointer {
     let b = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 64)
-    var x: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(size + 1)
-    for i in 0..<b.count {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17
-        b[i] = UInt8(truncatingIfNeeded: x)
-    }
+    var g = SplitMix64(seed: UInt64(size))
+    for i in 0..<b.count { b[i] = UInt8(truncatingIfNeeded: g.next()) }
     return UnsafeMutableRawBufferPointer(rebasing: b[0..<size])
 }
 

@@ -17,14 +17,6 @@ import RampartMTProto
 import RampartReference
 import RampartTestSupport
 
-/// A tiny generator for padding bytes (xorshift64*).
-private struct SecretChatRNG: RandomNumberGenerator {
-    var s: UInt64 = 0x9E37_79B9_7F4A_7C15
-    mutating func next() -> UInt64 {
-        s ^= s >> 12; s ^= s << 25; s ^= s >> 27
-        return s &* 0x2545_F491_4F6C_DD1D
-    }
-}
 
 func secretChatMessageRows() -> [Row] {
     var rows: [Row] = []
@@ -36,7 +28,7 @@ func secretChatMessageRows() -> [Row] {
     for size in [1024, 65536] {
         let tlRaw = UnsafeRawBufferPointer(buffer(size))  // lives for the whole run
         let tl = Array(tlRaw)
-        var rng = SecretChatRNG()
+        var rng = SplitMix64(seed: 0x5EC2)
         let data = try! SecretChat.Envelope.encrypt(tl, key: key, sender: .creator, padding: .minimal, using: &rng)
 
         var encrypt = [Contender(implementation: "rampart") {
@@ -162,7 +154,7 @@ private final class OpenSSLSecretChatMessage {
     let size: Int, pad: Int, plainLength: Int
     let tl: UnsafeMutableRawPointer, plain: UnsafeMutableRawPointer, out: UnsafeMutableRawPointer
     let scratch: UnsafeMutableRawPointer
-    var rng = SecretChatRNG()
+    var rng = SplitMix64(seed: 0x5EC2)
 
     init?(size: Int, keyPtr: UnsafeRawPointer, fingerprint: [UInt8]) {
         guard let sha = OpenSSL.shared?.digestContext("sha256"), let aes = OpenSSLAES.shared,

@@ -8,15 +8,9 @@
 
 import Rampart
 import RampartReference
+import RampartTestSupport
 import RampartThreema
 
-private struct CSPBenchRNG: RandomNumberGenerator {
-    var s: UInt64 = 0x9E37_79B9_7F4A_7C15
-    mutating func next() -> UInt64 {
-        s ^= s >> 12; s ^= s << 25; s ^= s >> 27
-        return s &* 0x2545_F491_4F6C_DD1D
-    }
-}
 
 func threemaCSPRows() -> [Row] {
     let serverKey = try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Array(UnsafeRawBufferPointer(buffer(40)).suffix(32)))
@@ -26,7 +20,7 @@ func threemaCSPRows() -> [Row] {
     let clientConfig = CSP.Client.Configuration(identity: alice, permittedServerKeys: [serverKey.publicKey],
                                                 extensions: CSP.LoginExtensions(clientInfo: "1.0;A;de/CH;bench;1",
                                                                                 deviceCookie: [UInt8](repeating: 7, count: 16)))
-    var rng = CSPBenchRNG()
+    var rng = SplitMix64(seed: 0x7E5A)
     func handshake() -> (CSP.Client, CSP.Server) {
         var (client, hello) = try! CSP.Client.start(configuration: clientConfig, using: &rng)
         var server = CSP.Server(configuration: serverConfig, using: &rng)
@@ -97,7 +91,7 @@ func threemaCSPRows() -> [Row] {
         let sk = serverKey.rawRepresentation, ck = alice.privateKey.rawRepresentation
         let skPub = serverKey.publicKey.rawRepresentation, ckPub = alicePK.rawRepresentation
         let v2 = Array("v2".utf8) + [UInt8](repeating: 0, count: 14), csp = Array("3ma-csp".utf8) + [UInt8](repeating: 0, count: 9)
-        var srng = CSPBenchRNG()
+        var srng = SplitMix64(seed: 0x7E5A)
         func random32() -> [UInt8] { (0..<4).flatMap { _ in withUnsafeBytes(of: srng.next()) { Array($0) } } }
         hs.append(Contender(implementation: "libsodium") {
             let tck = random32(), tsk = random32(), cck = Array(random32().prefix(16)), sck = Array(random32().suffix(16))

@@ -7,16 +7,10 @@
 
 import Rampart
 import RampartReference
+import RampartTestSupport
 import RampartThreema
 import RampartCodecs
 
-private struct BenchRNG: RandomNumberGenerator {
-    var s: UInt64 = 0x9E37_79B9_7F4A_7C15
-    mutating func next() -> UInt64 {
-        s ^= s >> 12; s ^= s << 25; s ^= s >> 27
-        return s &* 0x2545_F491_4F6C_DD1D
-    }
-}
 
 private func identity(_ id: String, _ seed: Int) -> ThreemaIdentity {
     try! ThreemaIdentity(id: ThreemaID(id), privateKey: Array(UnsafeRawBufferPointer(buffer(32 + seed)).suffix(32)))
@@ -25,7 +19,7 @@ private func identity(_ id: String, _ seed: Int) -> ThreemaIdentity {
 /// The libsodium composition of one `message-with-metadata-box`: header, metadata protobuf and box,
 /// container with padding and message box. `key` and `mmk` are the pair's precomputed keys.
 private func sodiumSeal(_ s: SodiumSalsa, body: UnsafeRawBufferPointer, key: UnsafeRawPointer, mmk: UnsafeRawPointer,
-                        out: UnsafeMutableRawPointer, scratch: UnsafeMutableRawPointer, rng: inout BenchRNG) -> Int {
+                        out: UnsafeMutableRawPointer, scratch: UnsafeMutableRawPointer, rng: inout SplitMix64) -> Int {
     let messageID = rng.next()
     // Header: sender, receiver, id, time, flags, reserved, metadata length, 32 zero bytes.
     "000ALICE00000BOB".utf8.enumerated().forEach { out.storeBytes(of: $0.element, toByteOffset: $0.offset, as: UInt8.self) }
@@ -75,7 +69,7 @@ func threemaRows() -> [Row] {
 
     // Seal a 200-byte text with metadata box, keys cached / derived per message.
     for cached in [true, false] {
-        var rng = BenchRNG()
+        var rng = SplitMix64(seed: 0x7E5A)
         var cs = [Contender(implementation: "rampart") {
             let k = cached ? keys : try! PairKeys(identity: alice, contact: bob.contact)
             let msg = OutgoingMessage(type: .text, body: body, createdAt: 1_700_000_000_123, flags: [.sendPush],
@@ -84,7 +78,7 @@ func threemaRows() -> [Row] {
             consume(e[e.count - 1])
         }]
         if let s = sodiumSalsa, let b = sodiumBox, let g = sodium {
-            var srng = BenchRNG()
+            var srng = SplitMix64(seed: 0x7E5A)
             let k = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
             key.withUnsafeBytes { k.copyMemory(from: $0.baseAddress!, byteCount: 32) }
             mmk.withUnsafeBytes { (k + 32).copyMemory(from: $0.baseAddress!, byteCount: 32) }
@@ -107,7 +101,7 @@ func threemaRows() -> [Row] {
 
     // Open the same message in one pass over the wire bytes (EndToEnd.open): header, both boxes,
     // metadata protobuf, padding.
-    var rng = BenchRNG()
+    var rng = SplitMix64(seed: 0x7E5A)
     let envelope = try! EndToEnd.seal(OutgoingMessage(type: .text, body: body, createdAt: 1_700_000_000_123,
                                                       nickname: "Alice", using: &rng),
                                       from: alice, keys: keys, using: &rng)
@@ -151,7 +145,7 @@ func threemaRows() -> [Row] {
     // One message to a group of 100 members (keys cached).
     let members = (0..<100).map { identity("M" + String(repeating: "0", count: 7 - String($0).count) + String($0), 40 + $0).contact }
     var cache = PairKeyCache(identity: alice)
-    var grng = BenchRNG()
+    var grng = SplitMix64(seed: 0x7E5A)
     let groupMessage = OutgoingMessage(type: .groupText, body: body, createdAt: 1_700_000_000_123, nickname: "Alice", using: &grng)
     _ = EndToEnd.sealForGroup(groupMessage, to: members, cache: &cache, using: &grng)
     var gcs = [Contender(implementation: "rampart") {
@@ -159,7 +153,7 @@ func threemaRows() -> [Row] {
         consume(r.sealed[99].1[0])
     }]
     if let s = sodiumSalsa, let b = sodiumBox, let g = sodium {
-        var srng = BenchRNG()
+        var srng = SplitMix64(seed: 0x7E5A)
         let memberKeys = UnsafeMutableRawPointer.allocate(byteCount: 64 * 100, alignment: 64)
         for (i, m) in members.enumerated() {
             m.publicKey.rawRepresentation.withUnsafeBytes { p in aliceSK.withUnsafeBytes { sk in
@@ -205,7 +199,7 @@ func threemaRows() -> [Row] {
     // Decode a legacy ID backup: Base32, PBKDF2-HMAC-SHA256 (100 000), XSalsa20, the check. The
     // reference composes OpenSSL's PKCS5_PBKDF2_HMAC (libsodium has no PBKDF2) with libsodium's
     // crypto_stream_xsalsa20_xor and a SHA-256 check.
-    var brng = BenchRNG()
+    var brng = SplitMix64(seed: 0x7E5A)
     let backupText = try! IDBackup.encode(identity: alice, password: "correct horse battery", using: &brng)
     var ics = [Contender(implementation: "rampart") {
         let i = try! IDBackup.decode(backupText, password: "correct horse battery")

@@ -2,8 +2,9 @@
 """Checks that every documentation citation in the repository resolves inside the repository.
 
 A clone must stand alone, so this fails (exit 1, one `file:line: problem` per finding) when a file:
-  * points at the documents folder of a sibling `shared` checkout (only `../shared/vectors`, an
-    optional cross-check, may be referred to);
+  * points at the documents folder of a sibling `shared` checkout;
+  * is Swift or shell code that names a sibling `shared` folder (the vector files it held ship in
+    Vectors/collected/);
   * cites "spec §N" (or "spec section N", "spec digest §N") without naming a file of Docs/;
   * names `Docs/<File>.md` that does not exist;
   * cites `Docs/<File>.md §N` (and any `§M` or range end `–M` that follows it on the same line)
@@ -26,6 +27,7 @@ SELF = os.path.realpath(__file__)
 
 # Built from pieces so that this file does not match itself.
 SHARED_DOCS = re.compile("shared" + r"/" + "docs")
+SHARED_SIBLING = re.compile(r"\.\./" + "shared" + r"\b|\b" + "shared" + r"/vectors\b")
 SPEC_CITE = re.compile(r"\bspec(?:\s+digest)?\s*(?:§|section\s+\d)", re.IGNORECASE)
 DOCS_PATH = re.compile(r"\bDocs/([A-Za-z0-9_.-]+?\.md)\b")
 NUMBER = r"\d+(?:\.(?:\d+|[A-Z]\d*))*"
@@ -96,6 +98,8 @@ def check_markdown_names(rel, line, lineno, problems):
 
 
 def check_line(rel, lineno, line, problems, default_doc=None):
+    if rel.endswith((".swift", ".sh")) and SHARED_SIBLING.search(line):
+        problems.append(f"{rel}:{lineno}: names a sibling 'shared' folder, which a clone does not have; read Vectors/")
     line = line.replace("\\u00a7", "§")  # JSON files escape the section sign
     # Cheap filters first: vector files have lines of hundreds of kilobytes of hex.
     if ".md" not in line and "§" not in line and "docs" not in line.lower() and "spec" not in line.lower():

@@ -26,7 +26,7 @@ export RAMPART_REQUIRE_REFERENCE=1
 # iterations, scrypt at N = 2^20) are long single-threaded chains through code every lighter case also
 # runs; CI runs them in the plain release build (`rampart vectors`), not again under a sanitizer.
 export RAMPART_SKIP_HEAVY=${RAMPART_SKIP_HEAVY:-1}
-tsan_skip=${TSAN_SKIP:-'sharedVectorFile|ownVectorFile|threemaVectorFile|IteratedMillion|SecretLifetimeTests'}
+tsan_skip=${TSAN_SKIP:-'namedVectorFile|ownVectorFile|threemaVectorFile|IteratedMillion|SecretLifetimeTests'}
 
 which=("$@")
 [ ${#which[@]} -eq 0 ] && which=(address thread)

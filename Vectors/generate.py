@@ -11,8 +11,8 @@ Two kinds of file come out of this script:
   code for BLAKE2b). They cover odd lengths, block boundaries and every BLAKE2b parameter combination.
 
 Run from the project root:  python3 Vectors/generate.py   (needs only the Python standard library).
-The BLAKE2 keyed KAT file is built from blake2b-kat.txt of the BLAKE2 reference repository when
-given as an argument: python3 Vectors/generate.py path/to/blake2b-kat.txt
+The BLAKE2 keyed KAT file is built from blake2b-kat.txt of the BLAKE2 reference repository
+(Vectors/collected/blake2/blake2b-kat.txt, or the file given: python3 Vectors/generate.py path/to/blake2b-kat.txt).
 """
 import hashlib, hmac, json, os, random, sys
 
@@ -144,20 +144,18 @@ cases = [{"id": "rfc7693-abc", "msg": h(b"abc"), "outlen": 64, "key": "",
           "digest": "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
                     "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"}]
 assert hashlib.blake2b(b"abc").hexdigest() == cases[0]["digest"]
-if len(sys.argv) > 1:
-    text = open(sys.argv[1]).read().split("\n\n")
-    for block in text:
-        fields = dict(line.split(":\t", 1) if ":\t" in line else (line.rstrip(":"), "") for line in block.strip().split("\n") if line)
-        if "hash" not in fields:
-            continue
-        msg, key, want = bytes.fromhex(fields.get("in", "")), bytes.fromhex(fields["key"]), fields["hash"]
-        assert hashlib.blake2b(msg, key=key).hexdigest() == want
-        cases.append({"id": f"kat-keyed-{len(msg)}", "msg": h(msg), "outlen": 64, "key": h(key), "digest": want})
-    write("blake2b_kat.json", "blake2b",
-          "RFC 7693 Appendix A ('abc') and the keyed KATs of the BLAKE2 reference repository (testvectors/blake2b-kat.txt, CC0)",
-          cases)
-else:
-    print("blake2b_kat.json not rewritten (give blake2b-kat.txt as an argument)")
+kat = sys.argv[1] if len(sys.argv) > 1 else os.path.join(OUT, "collected", "blake2", "blake2b-kat.txt")
+text = open(kat).read().split("\n\n")
+for block in text:
+    fields = dict(line.split(":\t", 1) if ":\t" in line else (line.rstrip(":"), "") for line in block.strip().split("\n") if line)
+    if "hash" not in fields:
+        continue
+    msg, key, want = bytes.fromhex(fields.get("in", "")), bytes.fromhex(fields["key"]), fields["hash"]
+    assert hashlib.blake2b(msg, key=key).hexdigest() == want
+    cases.append({"id": f"kat-keyed-{len(msg)}", "msg": h(msg), "outlen": 64, "key": h(key), "digest": want})
+write("blake2b_kat.json", "blake2b",
+      "RFC 7693 Appendix A ('abc') and the keyed KATs of the BLAKE2 reference repository (testvectors/blake2b-kat.txt, CC0)",
+      cases)
 
 # ---------------------------------------------------------------- generated cross-implementation vectors
 rng = random.Random(20261122)
@@ -347,7 +345,7 @@ def sodium_check(kind, c):
 
 # ---------------------------------------------------------------- NaCl classic vectors (transcribed)
 # libsodium test/default/{secretbox,stream,stream2,stream3,stream4,core1,core2,onetimeauth}.c and .exp
-# (ISC), the values of NaCl's original tests; also in ../shared/vectors/nacl_classic.json.
+# (ISC), the values of NaCl's original tests; also in Vectors/collected/nacl_classic.json.
 NACL_SHARED = bytes.fromhex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742")
 NACL_FIRSTKEY = bytes.fromhex("1b27556473e985d462cd51197a9a46c76009549eac6474f206c4ee0844f68389")
 NACL_NONCE = bytes.fromhex("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37")
@@ -780,15 +778,10 @@ for cid, mode, key, pt, iv, aad, want_ct, want_tag in published:
     cases.append(c)
 # The MTProto auth-key sample's IGE step (core.telegram.org/mtproto/samples-auth_key): tmp_aes_key and
 # tmp_aes_iv turn answer_with_hash into encrypted_answer. Transcribed; checked by decrypting below.
-MT_ANSWER = os.path.join(OUT, "..", "..", "shared", "vectors", "mtproto", "handshake_sample.json")
-if os.path.exists(MT_ANSWER):
-    mt = json.load(open(MT_ANSWER))
-    c = aes_case("mtproto-auth-key-sample-answer", "ige", X(mt["tmp_aes_key"]), X(mt["answer_with_hash"]), iv=X(mt["tmp_aes_iv"]))
-    assert c["ciphertext"] == mt["encrypted_answer"].lower() and c["key"] == MT["key"] and c["iv"] == MT["iv"]
-    cases.append(c)
-else:
-    with open(os.path.join(OUT, "aes_published.json")) as f:  # keep the transcribed copy from the last run
-        cases += [c for c in json.load(f)["cases"] if c["id"].startswith("mtproto")]
+mt = json.load(open(os.path.join(OUT, "mtproto", "handshake_sample.json")))
+c = aes_case("mtproto-auth-key-sample-answer", "ige", X(mt["tmp_aes_key"]), X(mt["answer_with_hash"]), iv=X(mt["tmp_aes_iv"]))
+assert c["ciphertext"] == mt["encrypted_answer"].lower() and c["key"] == MT["key"] and c["iv"] == MT["iv"]
+cases.append(c)
 write("aes_published.json", "aes",
       "FIPS-197 Appendix B/C, SP 800-38A F.2.1/F.2.5/F.5.1/F.5.5, OpenSSL test/igetest.c, GCM spec (McGrew-Viega) "
       "test cases 13/14/16/18, the MTProto auth-key sample's IGE step", cases)

@@ -10,7 +10,7 @@ recomputed by at least one of them; the script stops on a mismatch.
 import ctypes, ctypes.util, json, os, random, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WYCHEPROOF = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "shared", "vectors", "wycheproof", "chacha20_poly1305_test.json")
+WYCHEPROOF = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "collected", "wycheproof", "chacha20_poly1305_test.json")
 
 try:
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
@@ -137,7 +137,7 @@ for c in wcases:   # valid cases must seal to the given box; invalid ones must n
             if type(e).__name__ != "InvalidTag": raise
 write("wycheproof_chacha20_poly1305.json", {
     "kind": "chacha20poly1305",
-    "source": "Wycheproof (C2SP/wycheproof testvectors_v1/chacha20_poly1305_test.json, via ../shared/vectors): all "
+    "source": "Wycheproof (C2SP/wycheproof testvectors_v1/chacha20_poly1305_test.json, copied to Vectors/collected/wycheproof/): all "
               f"{len(wcases)} cases, valid and invalid (invalid: modified tags/ciphertexts, and nonces that are not "
               "96 bits, which must be refused), in this project's case format. Re-checked with OpenSSL by "
               "Vectors/generate_chacha_argon2.py",

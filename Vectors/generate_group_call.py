@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Vectors/threema/group_call.json from ../shared/vectors/threema_vectors.json.
+"""Writes Vectors/threema/group_call.json from Vectors/collected/threema_vectors.json.
 
 The two call IDs are Threema's published values (threema-android CallIdTest.kt, threema-ios
 CallIDTests.swift); the key chain and the Opus frame are the shared self-computed example. Each is
@@ -14,7 +14,7 @@ import hashlib, json, os, struct, sys
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from nacl.bindings import crypto_box_beforenm, crypto_scalarmult_base, crypto_secretbox
 
-src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "vectors", "threema_vectors.json")
+src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "collected", "threema_vectors.json")
 d = json.load(open(src))
 pub = d["published_threema_vectors_reverified"]
 sc = d["group_call_self_computed"]
@@ -41,7 +41,7 @@ def frame(pcmfk, epoch, counter, mfsn, data, codec):
 out = {"kind": "threema-group-call", "source": (
     "Group-call values: the call IDs are Threema's published test values (threema-android CallIdTest.kt, threema-ios "
     "GroupCalls/Tests/GroupCallsTests/CallIDTests.swift); keys and the Opus frame are the self-computed example of "
-    "../shared/vectors/threema_vectors.json (group_call_self_computed); the remaining cases are self-computed by "
+    "Vectors/collected/threema_vectors.json (group_call_self_computed); the remaining cases are self-computed by "
     "Vectors/generate_group_call.py with hashlib, cryptography (OpenSSL) and PyNaCl (libsodium). Facts only; no code copied."),
     "call_ids": [], "keys": {}, "frames": [], "participant_boxes": []}
 

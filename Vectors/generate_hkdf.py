@@ -10,7 +10,8 @@
   implementation independent of Rampart.
 
 Every case is recomputed here with the stdlib HKDF below; the script stops on any disagreement.
-Run from the project root:  python3 Vectors/generate_hkdf.py path/to/wycheproof/hkdf_sha256_test.json
+Run from the project root:  python3 Vectors/generate_hkdf.py [path/to/wycheproof/hkdf_sha256_test.json]
+(default: the copy in Vectors/collected/wycheproof/).
 """
 import hashlib, hmac, json, os, random, sys
 
@@ -35,7 +36,7 @@ def add(cid, name, ikm, salt, info, okm):
     cases.append({"id": cid, "hash": name, "ikm": ikm.hex(), "salt": salt.hex(), "info": info.hex(), "okm": okm.hex()})
 
 
-w = json.load(open(sys.argv[1]))
+w = json.load(open(sys.argv[1] if len(sys.argv) > 1 else os.path.join(OUT, "collected", "wycheproof", "hkdf_sha256_test.json")))
 for g in w["testGroups"]:
     for t in g["tests"]:
         if t["result"] != "valid":

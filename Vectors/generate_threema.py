@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Vectors/threema/published.json from ../shared/vectors/threema_vectors.json.
+"""Writes Vectors/threema/published.json from Vectors/collected/threema_vectors.json.
 
 Every value is transcribed from the Threema apps' and SDK's published tests (see each case's
 "source"), then re-checked here with Python's hashlib/hmac/base64 and, for the boxes, PyNaCl
@@ -9,7 +9,7 @@ libnacl; run from the repository root:
 """
 import base64, hashlib, hmac, json, os, sys
 
-src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "vectors", "threema_vectors.json")
+src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "collected", "threema_vectors.json")
 d = json.load(open(src))
 pub = d["published_threema_vectors_reverified"]
 ibex = d["ibex_fs_self_computed"]
@@ -240,7 +240,7 @@ cases.append({
 
 out = {
     "kind": "threema",
-    "source": "Published Threema test values (threema-android, threema-ios, multidevice-kdf, threema-msgapi-sdk-python), transcribed from ../shared/vectors/threema_vectors.json and re-checked by Vectors/generate_threema.py with hashlib, PyNaCl, libnacl and cryptography; plus whole envelopes, the directory response and the login vouch computed independently with PyNaCl (libsodium) and hashlib (marked self-computed in each case). Facts only; no code copied.",
+    "source": "Published Threema test values (threema-android, threema-ios, multidevice-kdf, threema-msgapi-sdk-python), transcribed from Vectors/collected/threema_vectors.json and re-checked by Vectors/generate_threema.py with hashlib, PyNaCl, libnacl and cryptography; plus whole envelopes, the directory response and the login vouch computed independently with PyNaCl (libsodium) and hashlib (marked self-computed in each case). Facts only; no code copied.",
     "cases": cases,
 }
 path = os.path.join(os.path.dirname(__file__), "threema", "published.json")

@@ -1,5 +1,5 @@
 /// The package root (the directory of Package.swift), found from this file's path at build time:
-/// tests read `Vectors/` and `../shared/vectors` from here whatever the working directory.
+/// tests read `Vectors/` from here whatever the working directory.
 public let projectRoot: String = {
     var path = #filePath
     // …/Sources/RampartTestSupport/ProjectFiles.swift: drop three components.

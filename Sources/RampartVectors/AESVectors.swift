@@ -1,6 +1,6 @@
-// Runners for AES vectors: the project's own files (kind `aes`) and the shared collections (NIST CAVP
-// CBC-256 KAT/MMT/MCT, OpenSSL IGE, the MTProto handshake sample, libsodium's AES-256-GCM cases,
-// Wycheproof AES-GCM and AES-CBC-PKCS5, the AES entries of rfc_standard_vectors.json). Every case
+// Runners for AES vectors: the project's own files (kind `aes`), the files of Vectors/collected/ (NIST
+// CAVP CBC-256 KAT/MMT/MCT, OpenSSL IGE, libsodium's AES-256-GCM cases, Wycheproof AES-GCM and
+// AES-CBC-PKCS5, the AES entries of rfc_standard_vectors.json) and the MTProto handshake sample. Every case
 // runs through both backends: the AES-NI kernels and the portable bitsliced code.
 
 import Foundation
@@ -137,7 +137,7 @@ extension OwnVectors {
     }
 }
 
-extension SharedVectors {
+extension CollectedVectors {
     /// NIST CAVP AESAVS `.rsp` files for CBC with 256-bit keys: KAT (GFSbox, KeySbox, VarKey, VarTxt)
     /// and MMT cases are single encryptions/decryptions; MCT cases run the 1000-step Monte Carlo
     /// chain of AESVS section 6.4.2 from each record's KEY/IV/input.
@@ -328,18 +328,18 @@ extension SharedVectors {
         return out
     }
 
-    /// The shared AES files and their runners (appended to the runner's list).
-    static var aesRunners: [(String, (String, Any, VectorOptions) throws -> [VectorResult])] { [
-        ("nist-cavp-aes/CBCGFSbox256.rsp", cavpCBC),
-        ("nist-cavp-aes/CBCKeySbox256.rsp", cavpCBC),
-        ("nist-cavp-aes/CBCVarKey256.rsp", cavpCBC),
-        ("nist-cavp-aes/CBCVarTxt256.rsp", cavpCBC),
-        ("nist-cavp-aes/CBCMMT256.rsp", cavpCBC),
-        ("nist-cavp-aes/CBCMCT256.rsp", cavpCBC),
-        ("ige_openssl.json", igeOpenSSL),
-        ("mtproto/handshake_sample.json", mtprotoHandshakeAES),
-        ("aes256gcm_libsodium.json", sodiumAES256GCM),
-        ("wycheproof/aes_gcm_test.json", wycheproofAESGCM),
-        ("wycheproof/aes_cbc_pkcs5_test.json", wycheproofAESCBC),
+    /// The collected AES files (relative to `Vectors/`) and their runners, appended to the runner's
+    /// list; the MTProto handshake sample's IGE steps run with the sample's own runner.
+    static var aesRunners: [(String, VectorRunner.FileRunner)] { [
+        ("collected/nist-cavp-aes/CBCGFSbox256.rsp", cavpCBC),
+        ("collected/nist-cavp-aes/CBCKeySbox256.rsp", cavpCBC),
+        ("collected/nist-cavp-aes/CBCVarKey256.rsp", cavpCBC),
+        ("collected/nist-cavp-aes/CBCVarTxt256.rsp", cavpCBC),
+        ("collected/nist-cavp-aes/CBCMMT256.rsp", cavpCBC),
+        ("collected/nist-cavp-aes/CBCMCT256.rsp", cavpCBC),
+        ("collected/ige_openssl.json", igeOpenSSL),
+        ("collected/aes256gcm_libsodium.json", sodiumAES256GCM),
+        ("collected/wycheproof/aes_gcm_test.json", wycheproofAESGCM),
+        ("collected/wycheproof/aes_cbc_pkcs5_test.json", wycheproofAESCBC),
     ] }
 }

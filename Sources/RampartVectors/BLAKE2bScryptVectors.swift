@@ -1,4 +1,4 @@
-// Runners for BLAKE2b and scrypt vectors: the project's own files and the shared BLAKE2 collections.
+// Runners for BLAKE2b and scrypt vectors: the project's own files and the BLAKE2 collections of Vectors/collected/blake2/.
 
 import Foundation
 @_spi(Testing) import Rampart
@@ -60,7 +60,7 @@ extension OwnVectors {
     }
 }
 
-extension SharedVectors {
+extension CollectedVectors {
     /// The BLAKE2b and scrypt entries of `rfc_standard_vectors.json`.
     static func extraRFCStandard(_ name: String, _ d: [String: Any], _ options: VectorOptions) throws -> [VectorResult] {
         var out: [VectorResult] = []

@@ -70,10 +70,10 @@ enum ChaChaArgon2Vectors {
         }
     }
 
-    /// The shared Wycheproof file itself (`../shared/vectors/wycheproof/chacha20_poly1305_test.json`),
-    /// when present: every case through ``aeadCase(_:_:)`` (the project's converted copy is
+    /// The Wycheproof file itself (`Vectors/collected/wycheproof/chacha20_poly1305_test.json`): every
+    /// case through ``aeadCase(_:_:)`` (the project's converted copy is
     /// `Vectors/wycheproof_chacha20_poly1305.json`).
-    static func wycheproofShared(_ name: String, _ json: Any, _ options: VectorOptions) throws -> [VectorResult] {
+    static func wycheproofCollected(_ name: String, _ json: Any, _ options: VectorOptions) throws -> [VectorResult] {
         guard let obj = json as? [String: Any], let groups = obj["testGroups"] as? [[String: Any]] else {
             throw VectorFileError.malformed(name, "no testGroups")
         }

@@ -1,5 +1,5 @@
 // Runners for the Salsa20 family, Poly1305 and secretbox vectors: the project's own files (kinds
-// `stream`, `hsalsa20`, `poly1305`, `secretbox`) and the shared `nacl_classic.json`. Every case runs
+// `stream`, `hsalsa20`, `poly1305`, `secretbox`) and `collected/nacl_classic.json`. Every case runs
 // on both backends (the AVX2 and the portable Salsa20 paths), one-shot and split across calls.
 
 import Foundation
@@ -131,7 +131,7 @@ extension OwnVectors {
     }
 }
 
-extension SharedVectors {
+extension CollectedVectors {
     /// `nacl_classic.json`: the classic NaCl values (HSalsa20 keys, secretbox, stream, onetimeauth).
     static func naclClassic(_ name: String, _ json: Any, _ options: VectorOptions) throws -> [VectorResult] {
         guard let d = json as? [String: Any] else { throw VectorFileError.malformed(name, "not an object") }

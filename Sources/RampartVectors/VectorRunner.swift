@@ -51,59 +51,67 @@ public enum VectorRunner {
     /// The project's own vector folder under `root`.
     public static func projectVectorsDirectory(root: String) -> String { root + "/Vectors" }
 
-    /// The shared reference folder (`../shared/vectors` next to the project), when present.
-    public static func sharedVectorsDirectory(root: String) -> String? {
-        let p = (root as NSString).deletingLastPathComponent + "/shared/vectors"
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: p, isDirectory: &isDir) && isDir.boolValue ? p : nil
-    }
-
-    /// Every vector file the runner knows: all `*.json` in `Vectors/` plus the known shared files.
+    /// Every vector file the runner knows: all `*.json` in `Vectors/`, then the files in its subfolders
+    /// that are read by kind or by name (among them the published collections of `Vectors/collected/`).
+    /// The list is the same in every checkout; a listed file that is missing fails when it is run.
     public static func knownFiles(root: String) -> [String] {
-        var files: [String] = []
         let own = projectVectorsDirectory(root: root)
+        var files: [String] = []
         if let names = try? FileManager.default.contentsOfDirectory(atPath: own) {
             files += names.filter { $0.hasSuffix(".json") }.sorted().map { own + "/" + $0 }
         }
-        for rel in ownSubfolderFiles where FileManager.default.fileExists(atPath: own + "/" + rel) {
+        for rel in subfolderFiles where !files.contains(own + "/" + rel) {
             files.append(own + "/" + rel)
-        }
-        if let shared = sharedVectorsDirectory(root: root) {
-            for rel in sharedFiles where FileManager.default.fileExists(atPath: shared + "/" + rel) {
-                files.append(shared + "/" + rel)
-            }
         }
         return files
     }
 
-    /// Files in subfolders of `Vectors/` (read by name or by kind).
-    static let ownSubfolderFiles = ["mtproto/message.json", "mtproto/handshake_sample.json", "threema/published.json"]
+    /// Files in subfolders of `Vectors/` that `knownFiles` lists, relative to `Vectors/`.
+    public static var subfolderFiles: [String] { ["mtproto/message.json", "threema/published.json"] + namedFiles }
 
-    /// Shared files (relative to `../shared/vectors`) that have a runner.
-    public static var sharedFiles: [String] { sharedRunners.map(\.0) }
+    /// Files in a published format (not the project's `kind` files), relative to `Vectors/`: each is
+    /// recognised by name and has a runner of its own.
+    public static var namedFiles: [String] { namedRunners.map(\.0) }
 
-    static var sharedRunners: [(String, (String, Any, VectorOptions) throws -> [VectorResult])] { [
-        ("rfc_standard_vectors.json", SharedVectors.rfcStandard),
-        ("wycheproof/hmac_sha256_test.json", SharedVectors.wycheproofHMAC),
-        ("wycheproof/pbkdf2_hmacsha1_test.json", SharedVectors.wycheproofPBKDF2),
-        ("wycheproof/pbkdf2_hmacsha256_test.json", SharedVectors.wycheproofPBKDF2),
-        ("blake2/blake2b-kat.txt", SharedVectors.blake2bKATText),
-        ("blake2/blake2b-kat-subset.json", SharedVectors.blake2bKATSubset),
-        ("blake2/blake2b-emilbayes-salt-personal.json", SharedVectors.blake2bSaltPersonal),
-        ("blake2/pycryptodome-blake2b-tv1.txt", SharedVectors.blake2bChains),
-        ("blake2/pycryptodome-blake2b-tv2.txt", SharedVectors.blake2bChains),
-        ("nacl_classic.json", SharedVectors.naclClassic),
-        ("wycheproof/x25519_test.json", SharedVectors.wycheproofX25519),
-        ("wycheproof/chacha20_poly1305_test.json", ChaChaArgon2Vectors.wycheproofShared),
-        ("mtproto/handshake_sample.json", MTProtoVectors.handshakeSample),
-    ] + SharedVectors.aesRunners }
+    /// A runner for a file in a published format: file name, parsed JSON (or the raw bytes of a text file), options.
+    typealias FileRunner = (String, Any, VectorOptions) throws -> [VectorResult]
 
-    /// Runs one file. Our own files carry a `"kind"` field; shared files are recognised by name.
+    static var namedRunners: [(String, FileRunner)] { [
+        ("collected/rfc_standard_vectors.json", CollectedVectors.rfcStandard),
+        ("collected/wycheproof/hmac_sha256_test.json", CollectedVectors.wycheproofHMAC),
+        ("collected/wycheproof/pbkdf2_hmacsha1_test.json", CollectedVectors.wycheproofPBKDF2),
+        ("collected/wycheproof/pbkdf2_hmacsha256_test.json", CollectedVectors.wycheproofPBKDF2),
+        ("collected/blake2/blake2b-kat.txt", CollectedVectors.blake2bKATText),
+        ("collected/blake2/blake2b-kat-subset.json", CollectedVectors.blake2bKATSubset),
+        ("collected/blake2/blake2b-emilbayes-salt-personal.json", CollectedVectors.blake2bSaltPersonal),
+        ("collected/blake2/pycryptodome-blake2b-tv1.txt", CollectedVectors.blake2bChains),
+        ("collected/blake2/pycryptodome-blake2b-tv2.txt", CollectedVectors.blake2bChains),
+        ("collected/nacl_classic.json", CollectedVectors.naclClassic),
+        ("collected/wycheproof/x25519_test.json", CollectedVectors.wycheproofX25519),
+        ("collected/wycheproof/chacha20_poly1305_test.json", ChaChaArgon2Vectors.wycheproofCollected),
+        // The handshake replay and the sample's two IGE steps.
+        ("mtproto/handshake_sample.json", { name, json, options in
+            try MTProtoVectors.handshakeSample(name, json, options) + CollectedVectors.mtprotoHandshakeAES(name, json, options)
+        }),
+    ] + CollectedVectors.aesRunners }
+
+    /// The runner for a file in a published format: `path` ends with the file's name relative to
+    /// `Vectors/` (or, for a file of `Vectors/collected/`, relative to that folder).
+    static func namedRunner(for path: String) -> (run: FileRunner, isJSON: Bool)? {
+        for (rel, runner) in namedRunners {
+            let key = rel.hasPrefix("collected/") ? String(rel.dropFirst("collected/".count)) : rel
+            if path.hasSuffix("/" + key) || path == key { return (runner, rel.hasSuffix(".json")) }
+        }
+        return nil
+    }
+
+    /// Runs one file. Our own files carry a `"kind"` field; files in a published format are recognised
+    /// by name.
     public static func run(file path: String, options: VectorOptions = VectorOptions()) throws -> [VectorResult] {
         guard let data = FileManager.default.contents(atPath: path) else { throw VectorFileError.unreadable(path) }
         let name = (path as NSString).lastPathComponent
-        for (rel, runner) in sharedRunners where path.hasSuffix("/" + rel) || path == rel {
-            let json: Any = rel.hasSuffix(".json") ? try JSONSerialization.jsonObject(with: data) : data
+        if let (runner, isJSON) = namedRunner(for: path) {
+            let json: Any = isJSON ? try JSONSerialization.jsonObject(with: data) : data
             return try runner(name, json, options)
         }
         guard let json = try? JSONSerialization.jsonObject(with: data),

@@ -1,5 +1,5 @@
 // Runners for X25519 and NaCl box vectors: the project's `rfc7748_x25519.json` ("x25519") and
-// `nacl_box.json` ("box"), and Wycheproof's `x25519_test.json` from ../shared/vectors.
+// `nacl_box.json` ("box"), and Wycheproof's `collected/wycheproof/x25519_test.json`.
 
 import Foundation
 @_spi(Testing) import Rampart
@@ -44,7 +44,7 @@ extension OwnVectors {
     }
 }
 
-extension SharedVectors {
+extension CollectedVectors {
     /// Wycheproof `x25519_test.json`: every case (valid and acceptable: twist points, small-order and
     /// non-canonical public keys, edge-case scalars) through the raw function; cases whose shared
     /// secret is all zeros must also be refused by the key-agreement API.

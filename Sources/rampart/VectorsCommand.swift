@@ -10,9 +10,10 @@ import RampartVectors
 
 let vectorsUsage = """
 usage: rampart vectors [--root DIR] [--verbose] [PATH...]
-  Runs every vector file Rampart knows (the project's Vectors/ and, when present, ../shared/vectors),
-  or only the files given, through every implementation path (hardware and portable). Prints the
-  pass/fail count per family and a final line `N passed, M failed`. Exit status 1 on any failure.
+  Runs every vector file Rampart knows (the project's Vectors/, the published collections in
+  Vectors/collected/ included), or only the files given, through every implementation path (hardware
+  and portable). Prints the pass/fail count per family and a final line `N passed, M failed`. Exit
+  status 1 on any failure.
   --root DIR   project root (default: the current directory, or the directory holding Vectors/)
   --verbose    print every case, not only failures
 """
@@ -44,9 +45,6 @@ func vectorsCommand(_ args: [String]) {
     if files.isEmpty {
         files = VectorRunner.knownFiles(root: base)
         if files.isEmpty { usageError("vectors: no vector files under \(base)/Vectors (use --root or give paths)") }
-        if VectorRunner.sharedVectorsDirectory(root: base) == nil {
-            print("note: ../shared/vectors not found next to \(base); running the project's own Vectors/ only")
-        }
     }
     var perFamily: [String: (Int, Int)] = [:]
     var order: [String] = []

@@ -1,4 +1,5 @@
-// Secrets must not outlive their owners: each test makes a fresh secret, checks that a scan of the
+// Secrets must not outlive their owners: each test makes a fresh secret (from the shared seeded
+// generator, a seed of its own, so that a failure reproduces), checks that a scan of the
 // process's writable memory finds it while its owner is alive (the scanner works), releases every
 // owner and checks that the scan finds it nowhere, in freed heap or on a stack.
 //
@@ -11,6 +12,7 @@ import Glibc
 import Testing
 @testable import RampartMTProto
 @testable @_spi(Testing) import Rampart
+import RampartTestSupport
 
 /// A secret kept masked (XOR 0xA5), with the two byte orders a copy may have: as written and
 /// byte-reversed (a big-endian number as little-endian limbs, or the reverse).
@@ -149,7 +151,7 @@ enum MemoryScan {
     }
 
     @Test func rsaPrimesAreGoneWhenTheKeyIsReleased() throws {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SplitMix64(seed: 0x11FE_0001)
         for which in [1, 2] {   // region 1 is p, region 2 is q (see withSecretRegions)
             let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, RSA.PrivateKey) in
                 let key = try RSA.PrivateKey.generate(bits: 1024, using: &rng)
@@ -169,7 +171,7 @@ enum MemoryScan {
 
     @Test func rsaPrimesAreGoneAfterAPEMRoundTrip() throws {
         let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, RSA.PrivateKey) in
-            var rng = SystemRandomNumberGenerator()
+            var rng = SplitMix64(seed: 0x11FE_0002)
             let generated = try RSA.PrivateKey.generate(bits: 1024, using: &rng)
             let pem = generated.pemRepresentation   // text: base64, never matches the binary needle
             let key = try RSA.PrivateKey(pemRepresentation: pem)
@@ -187,7 +189,7 @@ enum MemoryScan {
             let priv = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM)
             var server = try ServerHandshake(configuration: .init(privateKeys: [priv], dc: 2))
             var client = ClientHandshake(configuration: .init(publicKeys: [priv.publicKey], dc: 2))
-            var crng = SystemRandomNumberGenerator(), srng = SystemRandomNumberGenerator()
+            var crng = SplitMix64(seed: 0x11FE_0003), srng = SplitMix64(seed: 0x11FE_0004)
             var toServer = client.start(using: &crng)
             for _ in 0..<6 {
                 switch try server.receive(toServer, now: 1_800_000_000, using: &srng) {
@@ -238,7 +240,7 @@ enum MemoryScan {
         // The chat key (64 bytes from its middle) and the creator's exponent a (64 bytes from its middle).
         var needles: [MaskedNeedle] = []
         let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, [SecretChat.Key]) in
-            var rng = SystemRandomNumberGenerator()
+            var rng = SplitMix64(seed: 0x11FE_0005)
             let config = SecretChat.DHConfig.telegram()
             let request = try SecretChat.KeyRequest(config: config, serverRandom: [1, 2, 3], using: &rng)
             let accept = try SecretChat.KeyAcceptance(gA: request.gA, config: config, using: &rng)
@@ -260,7 +262,7 @@ enum MemoryScan {
 
     @Test func fileKeyIsGoneWhenReleased() throws {
         let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, SecretChat.FileKey) in
-            var rng = SystemRandomNumberGenerator()
+            var rng = SplitMix64(seed: 0x11FE_0006)
             let fk = SecretChat.FileKey(using: &rng)
             let file = [UInt8](repeating: 9, count: 1000)
             _ = try fk.decrypt(fk.encrypt(file), size: 1000)

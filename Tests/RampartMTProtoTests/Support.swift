@@ -2,22 +2,13 @@
 
 import Foundation
 import Testing
-import RampartVectors
 import RampartTestSupport
 
-/// `../shared/vectors/mtproto`, when present (a user's clone does not have it).
-let sharedMTProtoVectors: String? = {
-    guard let root = VectorRunner.sharedVectorsDirectory(root: projectRoot) else { return nil }
-    return root + "/mtproto"
-}()
-
-/// Reads an MTProto vector file that came from `../shared/vectors/mtproto`: the project's copy in
-/// `Vectors/mtproto/` (a user's clone has it), else the shared folder, else prints a visible skip line
-/// and returns nil.
-func sharedMTProtoFile(_ name: String) -> Data? {
-    if let own = FileManager.default.contents(atPath: projectRoot + "/Vectors/mtproto/" + name) { return own }
-    guard let dir = sharedMTProtoVectors, let d = FileManager.default.contents(atPath: dir + "/" + name) else {
-        print("SKIP: ../shared/vectors/mtproto/\(name) is not present (a user's clone has no shared vectors)")
+/// Reads `Vectors/mtproto/<name>` (the auth-key sample and the derived vectors; provenance in
+/// Vectors/README.md); a missing file is a test failure, not a skip.
+func mtprotoVectorFile(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> Data? {
+    guard let d = FileManager.default.contents(atPath: projectRoot + "/Vectors/mtproto/" + name) else {
+        Issue.record("Vectors/mtproto/\(name) is missing", sourceLocation: sourceLocation)
         return nil
     }
     return d

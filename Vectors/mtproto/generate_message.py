@@ -2,8 +2,8 @@
 """Writes Vectors/mtproto/message.json: the MTProto message-layer vectors of Docs/MTProto.md §10 (G1-G5 from
 gotd/td's unit tests, D1/D2 derived with the spec's formulas) and re-checks every value.
 
-Inputs are the vectors of Docs/MTProto.md §10.G/§10.D (G values written out below) and, when present,
-../shared/vectors/mtproto/{handshake_sample,derived_vectors}.json. Python standard library plus the
+Inputs are the vectors of Docs/MTProto.md §10.G/§10.D (G values written out below) and
+Vectors/mtproto/{handshake_sample,derived_vectors}.json. Python standard library plus the
 `cryptography` package (AES-ECB for a hand-written IGE). Run: python3 Vectors/mtproto/generate_message.py
 """
 import hashlib, json, os, sys
@@ -11,7 +11,6 @@ import hashlib, json, os, sys
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(HERE, "..", "..", "..", "shared", "vectors", "mtproto")
 
 def h(s): return bytes.fromhex(s)
 def sha1(*p): return hashlib.sha1(b"".join(p)).digest()
@@ -36,7 +35,7 @@ def ige_encrypt(key, iv, data):
     return out
 
 key_seq = bytes(range(256))
-hs = os.path.join(SHARED, "handshake_sample.json")
+hs = os.path.join(HERE, "handshake_sample.json")
 sample_key = h(json.load(open(hs))["auth_key"])
 assert len(sample_key) == 256
 
@@ -64,7 +63,7 @@ k5, iv5 = "17D7295CA9213D1AB656ACDB1AD48B2EA7F3A8F7095098D5508B900BBD5FCCFC", "2
 assert kdf1(key_seq, mk, 0) == (h(k5), h(iv5))
 case(id="G5", type="kdf-v1", auth_key=key_seq.hex().upper(), msg_key=mk.hex().upper(), x=0, aes_key=k5, aes_iv=iv5)
 
-dv = json.load(open(os.path.join(SHARED, "derived_vectors.json")))
+dv = json.load(open(os.path.join(HERE, "derived_vectors.json")))
 for cid, name, direction, x, body_key in [("D1", "c2s", "client-to-server", 0, "body_ping"), ("D2", "s2c", "server-to-client", 8, "body_pong")]:
     v = dv[name]
     pt = h(v["plaintext"])

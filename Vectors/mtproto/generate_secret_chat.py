@@ -2,7 +2,7 @@
 """Writes Vectors/mtproto/secret_chat.json: secret-chat vectors (Docs/MTProto.md §7, §10.D4, §10.D5).
 
 Copied: D4 (a creator-sent message under the sample auth key used as a chat key) and D5 (the key-image
-bytes), from ../shared/vectors/mtproto/derived_vectors.json; both are recomputed here and the script
+bytes), from Vectors/mtproto/derived_vectors.json; both are recomputed here and the script
 stops on a mismatch. Self-computed (ours, same formulas): the same payload written by the acceptor
 (x = 8), a v1 message, a key exchange with fixed exponents and server randomness, file-key fingerprints
 and an encrypted file. Needs the Python `cryptography` package (AES-ECB, from which IGE is built).
@@ -13,8 +13,7 @@ import hashlib, json, os, sys
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "vectors", "mtproto", "derived_vectors.json")
+DERIVED = os.path.join(HERE, "derived_vectors.json")
 
 PRIME = int(
     "C71CAEB9C6B1C9048E6C522F70F13F73980D40238E3E21C14934D037563D930F"
@@ -78,7 +77,7 @@ def v1(key, tl, pad):
 
 
 def main():
-    shared = json.load(open(SHARED))
+    shared = json.load(open(DERIVED))
     sample = json.load(open(os.path.join(HERE, "handshake_sample.json")))
     key = bytes.fromhex(sample["auth_key"])
     d4 = shared["secret_chat_creator"]
@@ -133,7 +132,7 @@ def main():
                       "key": hx(fk), "iv": hx(fiv), "md5": hx(m), "key_fingerprint": fp,
                       "plaintext": hx(plain), "ciphertext": hx(ige(fk, fiv, padded, True))})
     out = {"kind": "mtproto-secret-chat",
-           "source": "D4/D5 copied from ../shared/vectors/mtproto/derived_vectors.json (Docs/MTProto.md §10.D4, §10.D5, derived "
+           "source": "D4/D5 copied from Vectors/mtproto/derived_vectors.json (Docs/MTProto.md §10.D4, §10.D5, derived "
                      "with the reference formulas from the official sample auth key) and recomputed; S* computed by "
                      "Vectors/mtproto/generate_secret_chat.py (hashlib, IGE over cryptography's AES-ECB)",
            "cases": cases}

@@ -6,10 +6,12 @@ import RampartTestSupport
 /// Vector G10's secret: 00 … 00 01 (16 bytes).
 private let g10Secret = SymmetricKey(data: [UInt8](repeating: 0, count: 15) + [1])
 
-/// A capture as bytes: the project's copy in Vectors/, else ../shared (nil with a SKIP line when neither exists).
+/// A capture as bytes, from `Vectors/mtproto_<name>` (nil, with a recorded failure, when it is missing).
 private func fakeTLSCapture(_ name: String) -> [UInt8]? {
-    let own = FileManager.default.contents(atPath: projectRoot + "/Vectors/mtproto_" + name)
-    guard let d = own ?? sharedMTProtoFile(name) else { return nil }
+    guard let d = FileManager.default.contents(atPath: projectRoot + "/Vectors/mtproto_" + name) else {
+        Issue.record("Vectors/mtproto_\(name) is missing")
+        return nil
+    }
     let text = String(decoding: d, as: UTF8.self).filter { $0.isHexDigit }
     return hexBytes(text)
 }

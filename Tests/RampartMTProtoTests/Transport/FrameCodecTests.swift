@@ -56,9 +56,9 @@ struct FrameCodecTests {
         #expect(CRC32.checksum(data: hexBytes("3400000000000000") + d3Packet) == 0xF733_E134)
     }
 
-    @Test("Shared derived_vectors.json: the transport framings of req_pq_multi")
-    func sharedDerivedVectors() throws {
-        guard let data = sharedMTProtoFile("derived_vectors.json") else { return }
+    @Test("Vectors/mtproto/derived_vectors.json: the transport framings of req_pq_multi")
+    func derivedVectorsFramings() throws {
+        guard let data = mtprotoVectorFile("derived_vectors.json") else { return }
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let payload = hexBytes(try #require(json["req_pq_multi_payload"] as? String))
         #expect(payload == d3Packet)

@@ -202,7 +202,7 @@ struct AESModeTests {
 
     @Test("All modes: portable and hardware paths agree on random inputs")
     func pathsAgree() throws {
-        var g = SystemRandomNumberGenerator()
+        var g = SplitMix64(seed: 0xAE5)
         for keyLength in [16, 24, 32] {
             let key = randomBytes(count: keyLength, using: &g)
             let hw = try AES.Cipher(key: key, backend: .hardware), sw = try AES.Cipher(key: key, backend: .portable)

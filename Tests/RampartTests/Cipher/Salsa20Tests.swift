@@ -12,9 +12,10 @@ private let nonce = hexBytes("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37")
 private let rs = hexBytes("eea6a7251c1e72916d11c2cb214d3c252539121d8e234e652d651fa4c8cff880")
 
 /// Deterministic bytes.
+/// `n` bytes from the shared seeded generator, one stream per seed.
 private func pattern(_ n: Int, seed: UInt8 = 1) -> [UInt8] {
-    var x = UInt32(seed) &* 2_654_435_761
-    return (0..<n).map { _ in x = x &* 1_103_515_245 &+ 12345; return UInt8(truncatingIfNeeded: x >> 16) }
+    var g = SplitMix64(seed: UInt64(seed))
+    return g.bytes(n)
 }
 
 /// Expects `body` to throw exactly `expected`.

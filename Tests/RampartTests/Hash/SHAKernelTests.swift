@@ -1,5 +1,6 @@
 import Testing
 @_spi(Testing) import Rampart
+import RampartTestSupport
 
 // The hardware SHA kernels (SHA-NI for SHA-1/SHA-256, AVX2 + BMI for SHA-512) against the portable
 // code, without any reference library: every length from 0 to 1100 bytes (0 to 8 SHA-512 blocks,
@@ -7,12 +8,10 @@ import Testing
 // in uneven pieces. On a CPU without the kernels both sides run the portable code and the test
 // says so.
 
+/// `n` bytes from the shared seeded generator.
 private func shaPattern(_ n: Int, seed: UInt64) -> [UInt8] {
-    var x = seed
-    return (0..<n).map { _ in
-        x = x &* 6364136223846793005 &+ 1442695040888963407
-        return UInt8(truncatingIfNeeded: x >> 56)
-    }
+    var g = SplitMix64(seed: seed)
+    return g.bytes(n)
 }
 
 private func digestHex<H: HashFunction>(_ make: () -> H, _ data: [UInt8], offset: Int, pieces: Int) -> String {

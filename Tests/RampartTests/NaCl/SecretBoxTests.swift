@@ -9,9 +9,10 @@ private let nonce = hexBytes("69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37")
 private let message = hexBytes("be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705")
 private let box = hexBytes("f3ffc7703f9400e52a7dfb4b3d3305d98e993b9f48681273c29650ba32fc76ce48332ea7164d96a4476fb8c531a1186ac0dfc17c98dce87b4da7f011ec48c97271d2c20f9b928fe2270d6fb863d51738b48eeee314a7cc8ab932164548e526ae90224368517acfeabd6bb3732bc0e9da99832b61ca01b6de56244a9e88d5f9b37973f622a43d14a6599b1f654cb45a74e355a5")
 
+/// `n` bytes from the shared seeded generator, one stream per seed.
 private func pattern(_ n: Int, seed: UInt8 = 1) -> [UInt8] {
-    var x = UInt32(seed) &* 2_654_435_761
-    return (0..<n).map { _ in x = x &* 1_103_515_245 &+ 12345; return UInt8(truncatingIfNeeded: x >> 16) }
+    var g = SplitMix64(seed: UInt64(seed))
+    return g.bytes(n)
 }
 
 private func expectError(_ expected: RampartError, sourceLocation: SourceLocation = #_sourceLocation,
@@ -164,10 +165,10 @@ struct SecretBoxTests {
         let keyA = SymmetricKey(data: pattern(32, seed: 3)).pinned(to: backend)
         let keyB = SymmetricKey(data: pattern(32, seed: 4)).pinned(to: backend)
         let lengths = [0, 1, 15, 16, 17, 31, 32, 33, 40, 95, 96, 97, 200, 224, 225, 256, 300, 479, 480, 481, 600, 1500]
-        var r: UInt64 = 7
+        var g = SplitMix64(seed: 7)
         for la in lengths {
             for _ in 0..<3 {
-                r = r &* 6364136223846793005 &+ 1442695040888963407
+                let r = g.next()
                 let lb = lengths[Int(r >> 33) % lengths.count]
                 let a = pattern(la, seed: UInt8(truncatingIfNeeded: la)), b = pattern(lb, seed: UInt8(truncatingIfNeeded: lb &+ 9))
                 let want = (try SecretBox.seal(a, using: keyA, nonce: nonce), try SecretBox.seal(b, using: keyB, nonce: nonce))

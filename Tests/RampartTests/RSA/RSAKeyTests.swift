@@ -17,10 +17,8 @@ t6N/byY9Nw9p21Og3AoXSL2q/2IJ1WRUhebgAdGVMlV1fkuOQoEzR7EdpqtQD9Cs
 -----END RSA PUBLIC KEY-----
 """
 
-/// Telegram's published keys: the project's copy (Vectors/mtproto/, copied from ../shared/vectors/mtproto/),
-/// else the shared folder.
-private let sharedKeysPath = readText(projectRoot + "/Vectors/mtproto/telegram_public_keys.pem") != nil
-    ? projectRoot + "/Vectors/mtproto/telegram_public_keys.pem" : "../shared/vectors/mtproto/telegram_public_keys.pem"
+/// Telegram's published keys (Vectors/mtproto/telegram_public_keys.pem; provenance in Vectors/README.md).
+private let telegramKeysPath = projectRoot + "/Vectors/mtproto/telegram_public_keys.pem"
 
 private func readText(_ path: String) -> String? {
     guard let f = fopen(path, "r") else { return nil }
@@ -54,9 +52,8 @@ import Darwin
         #expect(try RSA.PublicKey(derRepresentation: key.derRepresentation) == key)
     }
 
-    @Test(.enabled(if: readText(sharedKeysPath) != nil, "../shared/vectors not present: shared key file skipped"))
-    func sharedTelegramKeysParse() throws {
-        let keys = try RSA.PublicKey.all(pemRepresentation: try #require(readText(sharedKeysPath)))
+    @Test func telegramKeysParse() throws {
+        let keys = try RSA.PublicKey.all(pemRepresentation: try #require(readText(telegramKeysPath)))
         #expect(keys.count == 2)
         #expect(keys.map(\.mtprotoFingerprint) == [0xB25898DF208D2603, 0xD09D1D85DE64FD85])
         #expect(keys[0].modulus.hexString.hasPrefix("c8c11d635691fac0") && keys[0].modulus.hexString.hasSuffix("3cfd2a433a1be7f5"))

@@ -1,5 +1,5 @@
-// Every vector file (the project's own Vectors/ and, when present, ../shared/vectors) through both
-// implementation paths. Heavy cases (16.7 M PBKDF2 iterations, scrypt N = 2^20) run only in release
+// Every vector file of Vectors/ (the project's own and the published collections of Vectors/collected/)
+// through both implementation paths. Heavy cases (16.7 M PBKDF2 iterations, scrypt N = 2^20) run only in release
 // builds and in `rampart vectors`; `RAMPART_SKIP_HEAVY=1` leaves them out of a release build too (the
 // sanitizer runs set it: `rampart vectors` runs them in CI's plain release build).
 
@@ -13,8 +13,6 @@ let ownVectorFiles: [String] = {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
     return names.filter { $0.hasSuffix(".json") }.sorted()
 }()
-
-let sharedVectorsRoot: String? = VectorRunner.sharedVectorsDirectory(root: projectRoot)
 
 let vectorOptions = VectorOptions(includeHeavy: runsHeavyCases)
 
@@ -35,12 +33,13 @@ func ownVectorFile(_ name: String) throws {
     try expectAllPass(projectRoot + "/Vectors/" + name)
 }
 
-@Test(.enabled(if: sharedVectorsRoot != nil, "../shared/vectors not found next to the project: shared reference vectors skipped"),
-      arguments: VectorRunner.sharedFiles)
-func sharedVectorFile(_ relative: String) throws {
-    let path = sharedVectorsRoot! + "/" + relative
+/// The files in published formats (Wycheproof, NIST CAVP, the BLAKE2 and NaCl collections, the MTProto
+/// handshake sample), each by its own runner.
+@Test(arguments: VectorRunner.namedFiles)
+func namedVectorFile(_ relative: String) throws {
+    let path = projectRoot + "/Vectors/" + relative
     guard FileManager.default.fileExists(atPath: path) else {
-        Issue.record("shared vector file missing: \(relative)")
+        Issue.record("vector file missing: Vectors/\(relative)")
         return
     }
     try expectAllPass(path)

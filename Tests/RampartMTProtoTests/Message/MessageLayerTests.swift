@@ -47,8 +47,8 @@ import RampartTestSupport
         #expect(QuickAck.v1(plaintext: pt) == (UInt32(sha[0]) | UInt32(sha[1]) << 8 | UInt32(sha[2]) << 16 | UInt32(sha[3]) << 24 | 0x8000_0000))
     }
 
-    @Test func authKeyIdFromSharedSample() throws {
-        guard let d = sharedMTProtoFile("handshake_sample.json"), let dv = sharedMTProtoFile("derived_vectors.json") else { return }
+    @Test func authKeyIdFromSample() throws {
+        guard let d = mtprotoVectorFile("handshake_sample.json"), let dv = mtprotoVectorFile("derived_vectors.json") else { return }
         let sample = try JSONSerialization.jsonObject(with: d) as! [String: Any]
         let derived = try JSONSerialization.jsonObject(with: dv) as! [String: Any]
         let key = try AuthKey(hexBytes(sample["auth_key"] as! String))
@@ -68,10 +68,10 @@ import RampartTestSupport
         try checkEnvelope(v, body: v["body"] as! String, packet: v["packet"] as! String)
     }
 
-    /// The same vectors read from ../shared/vectors/mtproto/derived_vectors.json.
+    /// The same vectors read from Vectors/mtproto/derived_vectors.json.
     @Test(arguments: ["c2s", "s2c"])
-    func envelopeFromSharedVectors(_ name: String) throws {
-        guard let d = sharedMTProtoFile("derived_vectors.json"), let hs = sharedMTProtoFile("handshake_sample.json") else { return }
+    func envelopeFromDerivedVectors(_ name: String) throws {
+        guard let d = mtprotoVectorFile("derived_vectors.json"), let hs = mtprotoVectorFile("handshake_sample.json") else { return }
         let all = try JSONSerialization.jsonObject(with: d) as! [String: Any]
         let sample = try JSONSerialization.jsonObject(with: hs) as! [String: Any]
         var v = all[name] as! [String: Any]

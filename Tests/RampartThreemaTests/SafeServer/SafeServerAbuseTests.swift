@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import RampartCodecs
+import RampartTestSupport
 import Testing
 @testable import RampartThreemaSafeServer
 
@@ -314,8 +315,8 @@ struct HTTPResponseReaderTests {
     /// Seeded random bytes and mutations of valid responses in random pieces: never a trap, and
     /// the bytes held stay within the bound.
     @Test func seededMutations() {
-        var rng = UInt64(0x5afe)
-        func next() -> UInt64 { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return rng >> 33 }
+        var rng = SplitMix64(seed: 0x5afe)
+        func next() -> UInt64 { rng.next() }
         let seeds = [bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"),
                      bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
                      bytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\r\n\r\n")]

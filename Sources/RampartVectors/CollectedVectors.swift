@@ -1,9 +1,10 @@
-// Runners for the files of `../shared/vectors` (published vectors collected for tests and CI).
+// Runners for the files of `Vectors/collected/`: published vectors in their original formats, copied
+// byte for byte (origins, licences and SHA-256 in Vectors/README.md).
 
 import Foundation
 @_spi(Testing) import Rampart
 
-enum SharedVectors {
+enum CollectedVectors {
     /// `rfc_standard_vectors.json`: the hash/MAC/KDF entries (the cipher entries belong to later families).
     static func rfcStandard(_ name: String, _ json: Any, _ options: VectorOptions) throws -> [VectorResult] {
         guard let d = json as? [String: Any] else { throw VectorFileError.malformed(name, "not an object") }

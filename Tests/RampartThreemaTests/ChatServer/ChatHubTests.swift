@@ -4,8 +4,15 @@
 
 import Rampart
 import RampartThreemaChatServer
+import RampartTestSupport
 import Testing
 @testable import RampartThreema
+
+/// The shared seeded generator behind a reference, for a helper that draws without being mutating.
+private final class SeededGeneratorBox {
+    var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+}
 
 private func privateKey(_ byte: UInt8) -> Curve25519.KeyAgreement.PrivateKey {
     try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: [UInt8](repeating: byte, count: 32))
@@ -26,7 +33,10 @@ private struct Harness {
     var nextFD = 10
     var log: [String] = []
     var trace: [ChatHub.TraceRecord] = []
-    var rng = SystemRandomNumberGenerator()
+    var rng = SplitMix64(seed: 0xC4A7)
+    /// The generator of `message(from:to:_:flags:)`, a reference so that the non-mutating helper
+    /// still draws fresh nonces and message IDs for every message.
+    let messageRNG = SeededGeneratorBox(seed: 0xC4A8)
     let serverKey: Curve25519.KeyAgreement.PrivateKey
 
     /// Every journal record the hub produced, as a journal file.
@@ -97,7 +107,8 @@ private struct Harness {
     }
 
     func message(from a: ThreemaIdentity, to b: ThreemaIdentity, _ text: String, flags: MessageFlags = []) throws -> CSP.Message {
-        var r = SystemRandomNumberGenerator()
+        var r = messageRNG.generator
+        defer { messageRNG.generator = r }
         let wire = try EndToEnd.seal(OutgoingMessage(type: .text, body: Array(text.utf8), createdAt: 1, flags: flags, using: &r),
                                      from: a, keys: try PairKeys(identity: a, contact: b.contact), using: &r)
         return try CSP.Message(wire)

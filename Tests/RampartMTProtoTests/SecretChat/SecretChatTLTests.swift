@@ -511,11 +511,11 @@ private let requests: [API.Request] = [
     }
 }
 
-/// The decrypted layer of vector Docs/MTProto.md §10.D4 (../shared/vectors/mtproto/derived_vectors.json,
+/// The decrypted layer of vector Docs/MTProto.md §10.D4 (Vectors/mtproto/derived_vectors.json,
 /// `secret_chat_creator.decrypted_layer_tl`, computed independently from the schema): 16 random bytes,
 /// layer 144, in 0, out 1, a Noop service message.
 @Test func secretChatDecodesVectorD4Layer() throws {
-    guard let data = sharedMTProtoFile("derived_vectors.json") else { return }
+    guard let data = mtprotoVectorFile("derived_vectors.json") else { return }
     let d = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     let v = try #require(d["secret_chat_creator"] as? [String: Any])
     let tl = hexBytes((try #require(v["decrypted_layer_tl"] as? String)).lowercased())
