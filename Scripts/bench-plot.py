@@ -10,17 +10,30 @@ logarithmic axis (0.5x to 20x, widened to the 1-2-5 tick that covers the data, a
 by family (sha256, aes256-gcm, threema, ...); OpenSSL and libsodium bars have their own colours.
 Other implementations in the file (rampart-portable, openssl-vartime, ...) are not drawn.
 
-Regenerate the README chart with:
-  swift run -c release rampart-bench --json bench.json && python3 Scripts/bench-plot.py bench.json Docs/images/benchmark.svg
+With --markdown it also writes the benchmark page (Docs/Benchmarks.md): the run's date, machine and
+commit, the chart, and the full table in the layout rampart-bench prints (every implementation in the
+file, not only the charted ones). When that page exists, its section "## Notes on the rows" and all
+that follows are kept: the notes are written by hand, the rest is rewritten.
+
+Regenerate the chart and the page from one full run with:
+  swift run -c release rampart-bench --json bench.json
+  python3 Scripts/bench-plot.py bench.json Docs/images/benchmark.svg \
+      --markdown Docs/Benchmarks.md --commit "$(git rev-parse --short HEAD)" --machine "2-core cloud VM, ..."
 
 Usage: python3 Scripts/bench-plot.py RESULTS.json OUT.svg [--filter SUBSTRING ...]
-  --filter keeps only operations containing any of the substrings (commas also separate them).
+                                     [--markdown PAGE [--commit HASH] [--machine TEXT]]
+  --filter keeps only operations containing any of the substrings (commas also separate them);
+           it applies to the chart and the table.
+  --commit the commit the run was built from (default: the repository's HEAD).
+  --machine a description of the machine, printed beside the CPU name the run recorded.
 Exit status 2 (with a message) when RESULTS.json cannot be read or is not in the expected form.
 Standard library only.
 """
 import argparse
 import json
 import math
+import os
+import subprocess
 import sys
 from xml.sax.saxutils import escape
 
@@ -82,8 +95,12 @@ def load(path):
             fail(f"{path}: results[{i}] has no {e} field")
         except TypeError as e:
             fail(f"{path}: results[{i}] is malformed ({e})")
-        row = rows.setdefault((op, size), {"unit": unit})
-        row.setdefault(impl, float(median))
+        row = rows.setdefault((op, size), {"unit": unit, "order": [], "peaks": {}})
+        if impl not in row:
+            row[impl] = float(median)
+            row["order"].append(impl)
+            if isinstance(item.get("peakMemoryBytes"), int):
+                row["peaks"][impl] = item["peakMemoryBytes"]
     machine = data.get("machine") if isinstance(data.get("machine"), dict) else {}
     return {"cpu": str(machine.get("cpu", "unknown CPU")), "date": str(data.get("date", "")),
             "features": [str(x) for x in machine.get("features", []) or []]}, rows
@@ -186,12 +203,142 @@ def render(header, groups):
         *head, *grid, *body, parity, "</svg>", ""])
 
 
+# The text table, as rampart-bench prints it (Benchmarks/main.swift and Benchmarks/Harness.swift).
+TABLE_HEADER = ["operation", "size", "Rampart", "portable", "OpenSSL", "libsodium", "vs best ref", "other"]
+STANDARD = ["rampart", "rampart-portable", "openssl", "libsodium"]
+NOTES_HEADING = "## Notes on the rows"
+
+
+def fmt(x, digits=1):
+    """Rounds half away from zero to `digits` decimals, as the benchmark's fmt does."""
+    m = 10 ** digits
+    r = math.copysign(math.floor(abs(x) * m + 0.5) / m, x)
+    return f"{r:.{digits}f}"
+
+
+def cell(row, impl):
+    if impl not in row:
+        return "absent"
+    median = row[impl]
+    if row["unit"] == "MB/s":
+        return fmt(median) + " MB/s"
+    ms = 1000 / max(median, 1e-12)
+    text = fmt(median, 2) + "/s (" + (fmt(ms, 1) + " ms)" if ms >= 1 else fmt(ms * 1000, 1) + " µs)")
+    if impl in row["peaks"]:
+        text += " " + fmt(row["peaks"][impl] / 1048576, 1) + " MiB"
+    return text
+
+
+def table_lines(rows, filters):
+    table = [TABLE_HEADER]
+    for (op, size), row in rows.items():
+        if filters and not any(s in op for s in filters):
+            continue
+        mine = row.get("rampart")
+        refs = [row[k] for k in ("openssl", "libsodium") if k in row]
+        ratio = fmt(mine / max(refs), 2) + "x" if mine is not None and refs and max(refs) > 0 else "-"
+        others = []
+        for impl in row["order"]:
+            if impl in STANDARD:
+                continue
+            text = impl + " " + cell(row, impl)
+            if mine is not None and row[impl] > 0:
+                text += " (" + fmt(mine / row[impl], 2) + "x)"
+            others.append(text)
+        table.append([op, str(size) if row["unit"] == "MB/s" else "-",
+                      *(cell(row, impl) for impl in STANDARD), ratio, ", ".join(others)])
+    widths = [max(len(r[c]) for r in table) for c in range(len(TABLE_HEADER))]
+    lines = []
+    for i, r in enumerate(table):
+        lines.append("  ".join(t.rjust(widths[c]) if c > 0 else t.ljust(widths[c]) for c, t in enumerate(r)).rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
+
+
+def head_commit():
+    try:
+        out = subprocess.run(["git", "-C", os.path.dirname(os.path.realpath(__file__)), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def render_markdown(header, rows, filters, svg_path, md_path, commit, machine, notes):
+    cpu = header["cpu"] + (f" ({machine})" if machine else "")
+    features = " ".join(header["features"])
+    chart = os.path.relpath(os.path.abspath(svg_path), os.path.dirname(os.path.abspath(md_path)))
+    scope = f" Only operations containing {', '.join(filters)}." if filters else ""
+    out = [
+        "# Benchmarks",
+        "",
+        "<!-- Written by Scripts/bench-plot.py from one rampart-bench --json run; everything above",
+        f"     \"{NOTES_HEADING}\" is rewritten on the next run, the notes are kept. -->",
+        "",
+        f"Rampart against OpenSSL and libsodium: one run of `rampart-bench` on {header['date'] or 'an unrecorded date'},",
+        f"commit {commit}, on {cpu} with the CPU features {features or 'not recorded'}.{scope}",
+        "",
+        f"![Rampart against OpenSSL and libsodium, ratio per row (log scale)]({chart})",
+        "",
+        "## How to read the table",
+        "",
+        "Each row is the median of interleaved samples taken in one process on the same buffers, timed by the",
+        "benchmark thread's CPU time (`--wall` for the wall clock). A whole run takes about ten minutes, and",
+        "rows drift by up to ±10% between runs on a shared VM. The \"vs best ref\" column is Rampart's speed",
+        "over the best reference (for per-call rows, the inverse time ratio): above 1.00x is faster. The",
+        "\"other\" column shows extra contenders with Rampart's ratio over them: in IGE rows OpenSSL's EVP",
+        "AES-256-CBC encryption (the bound of one sequential AES chain), in modexp rows the variable-time",
+        "powers, in `mtproto-encrypt-v2` the OpenSSL composition with a free padding generator, in",
+        "`mtproto-server-pings` and `random-bytes` the standard library's `SystemRandomNumberGenerator`, in",
+        "`mtproto-encrypt-batch-v2` and `aes256-ige-lanes` the same messages through the single-message calls.",
+        "",
+        "## The table",
+        "",
+        "```",
+        f"Rampart benchmark {header['date']}",
+        f"CPU: {header['cpu']} [{features}]",
+        "",
+        *table_lines(rows, filters),
+        "",
+        "MB/s = 10^6 bytes per second; per-call rows show calls/s, (ms per call) and peak memory; "
+        "ratio > 1 means Rampart is faster than the best reference.",
+        "```",
+        "",
+        "## Regenerating this page",
+        "",
+        "```sh",
+        "swift run -c release rampart-bench --json bench.json      # about ten minutes",
+        "python3 Scripts/bench-plot.py bench.json Docs/images/benchmark.svg \\",
+        "    --markdown Docs/Benchmarks.md --commit \"$(git rev-parse --short HEAD)\" --machine \"...\"",
+        "```",
+        "",
+    ]
+    return "\n".join(out) + "\n" + (notes if notes else NOTES_HEADING + "\n\nNone yet.\n")
+
+
+def kept_notes(md_path):
+    """The hand-written notes of an existing page: its NOTES_HEADING line and everything after it."""
+    try:
+        with open(md_path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"cannot read {md_path}: {e}")
+    at = text.find("\n" + NOTES_HEADING + "\n")
+    return text[at + 1:] if at >= 0 else None
+
+
 def main():
     parser = argparse.ArgumentParser(description="Draw rampart-bench JSON results as an SVG chart.")
     parser.add_argument("results", help="JSON file written by rampart-bench --json")
     parser.add_argument("out", help="SVG file to write")
     parser.add_argument("--filter", nargs="+", action="extend", default=[], metavar="SUBSTRING",
                         help="keep only operations containing any of these substrings")
+    parser.add_argument("--markdown", metavar="PAGE", help="also write the benchmark page (Docs/Benchmarks.md)")
+    parser.add_argument("--commit", help="the commit the run was built from (default: HEAD)")
+    parser.add_argument("--machine", default="", help="a description of the machine, beside the CPU name")
     args = parser.parse_args()
     filters = [s for f in args.filter for s in f.split(",") if s]
     header, rows = load(args.results)
@@ -204,6 +351,15 @@ def main():
     except OSError as e:
         fail(f"cannot write {args.out}: {e}")
     print(f"wrote {args.out} ({sum(len(r) for _, r in groups)} rows)")
+    if args.markdown:
+        page = render_markdown(header, rows, filters, args.out, args.markdown, args.commit or head_commit(),
+                               args.machine, kept_notes(args.markdown))
+        try:
+            with open(args.markdown, "w", encoding="utf-8") as f:
+                f.write(page)
+        except OSError as e:
+            fail(f"cannot write {args.markdown}: {e}")
+        print(f"wrote {args.markdown}")
 
 
 if __name__ == "__main__":

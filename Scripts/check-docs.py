@@ -14,6 +14,10 @@ A clone must stand alone, so this fails (exit 1, one `file:line: problem` per fi
   * names a Markdown file (`name.md`, `dir/name.md`, `../x/name.md`) that is not in the repository,
     relative to the root or to the naming file (in .swift files only comments are read for this;
     URLs are skipped).
+It also fails when a target of Package.swift (`.target`, `.executableTarget`, `.testTarget`) has no
+row in the target table of Docs/Architecture.md (the table of its section "## 1", one row per target,
+the name in backquotes in the first column), or when that table names a target Package.swift does
+not define.
 Headings count when their first word (after the #'s, a trailing '.' or ':' removed) is the number:
 `### 1.7 Quick ack` answers §1.7, `#### 10.G6 RSA_PAD` answers §10.G6. Standard library only.
 Run from anywhere: python3 Scripts/check-docs.py
@@ -127,8 +131,43 @@ def check_line(rel, lineno, line, problems, default_doc=None):
                     problems.append(f"{rel}:{lineno}: Docs/{current} has no heading starting with '{number}'")
 
 
+PACKAGE_TARGET = re.compile(r"\.(?:target|executableTarget|testTarget)\(\s*name:\s*\"([^\"]+)\"")
+TABLE_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|")
+
+
+def check_target_table(problems):
+    """Every target of Package.swift has a row in Docs/Architecture.md's target table (§1), and no more."""
+    try:
+        with open(os.path.join(ROOT, "Package.swift"), encoding="utf-8") as f:
+            targets = PACKAGE_TARGET.findall(f.read())
+        with open(os.path.join(ROOT, "Docs", "Architecture.md"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        problems.append(f"cannot check the target table: {e}")
+        return
+    if not targets:
+        problems.append("Package.swift: no .target(name:) found; cannot check the target table")
+        return
+    rows, inside = {}, False
+    for lineno, line in enumerate(lines, 1):
+        if line.startswith("## "):
+            inside = line.startswith("## 1 ")
+        elif inside and (m := TABLE_ROW.match(line)):
+            rows.setdefault(m.group(1), lineno)
+    if not rows:
+        problems.append("Docs/Architecture.md: no target table in section 1 (rows of the form | `Target` | ... |)")
+        return
+    for name in targets:
+        if name not in rows:
+            problems.append(f"Docs/Architecture.md: target {name} of Package.swift is missing from the target table in section 1")
+    for name, lineno in rows.items():
+        if name not in targets:
+            problems.append(f"Docs/Architecture.md:{lineno}: the target table names {name}, which Package.swift does not define")
+
+
 def main():
     problems = []
+    check_target_table(problems)
     for rel, text in repo_files():
         cited = set(DOCS_PATH.findall(text))
         if rel.startswith("Docs" + os.sep) and rel.count(os.sep) == 1:
@@ -160,7 +199,7 @@ def main():
     if problems:
         print(f"check-docs: {len(problems)} problem(s)")
         return 1
-    print("check-docs: every documentation citation resolves inside the repository")
+    print("check-docs: every documentation citation resolves inside the repository; the target table matches Package.swift")
     return 0
 
 
