@@ -277,7 +277,8 @@ def render_markdown(header, rows, filters, svg_path, md_path, commit, machine, n
         f"     \"{NOTES_HEADING}\" is rewritten on the next run, the notes are kept. -->",
         "",
         f"Rampart against OpenSSL and libsodium: one run of `rampart-bench` on {header['date'] or 'an unrecorded date'},",
-        f"commit {commit}, on {cpu} with the CPU features {features or 'not recorded'}.{scope}",
+        f"commit {commit}, on {cpu}.{scope}",
+        f"CPU features: {features or 'not recorded'}.",
         "",
         f"![Rampart against OpenSSL and libsodium, ratio per row (log scale)]({chart})",
         "",
@@ -312,6 +313,8 @@ def render_markdown(header, rows, filters, svg_path, md_path, commit, machine, n
         "python3 Scripts/bench-plot.py bench.json Docs/images/benchmark.svg \\",
         "    --markdown Docs/Benchmarks.md --commit \"$(git rev-parse --short HEAD)\" --machine \"...\"",
         "```",
+        "",
+        "The README's benchmark summary quotes figures of this page: update it with the page.",
         "",
     ]
     return "\n".join(out) + "\n" + (notes if notes else NOTES_HEADING + "\n\nNone yet.\n")
