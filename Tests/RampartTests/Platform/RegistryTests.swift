@@ -5,6 +5,7 @@
 
 @_spi(Testing) @testable import Rampart
 internal import RampartKernelSupport
+import Glibc
 import Testing
 
 private func sha256ABC(_ impl: any SHA256Implementation.Type) -> [UInt32] {
@@ -90,13 +91,17 @@ struct RegistryTests {
     /// all of them together stay under a millisecond (0.27-0.37 ms on a Zen 4 core; `.ci/run` checks
     /// the release `rampart info` figure too). Unoptimized code runs the same vectors 10-20 times
     /// slower (5.2 ms in a debug CI run), so a debug build only guards against a self-test that grew
-    /// by an order of magnitude.
+    /// by an order of magnitude. Under AddressSanitizer or ThreadSanitizer (Scripts/sanitizers.sh runs
+    /// this suite in release) every memory access is instrumented: 1.05 ms in one CI run, so the bound
+    /// is ten times looser there; the uninstrumented figure is what `.ci/run` checks.
     @Test func selfTestsAreCheap() {
         _ = Kernels.all
         #if DEBUG
         let bound: UInt64 = 50_000_000
         #else
-        let bound: UInt64 = 1_000_000
+        let runtimes: [String] = ["__asan_init", "__tsan_init"]
+        let sanitized = runtimes.contains { dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil }
+        let bound: UInt64 = sanitized ? 10_000_000 : 1_000_000
         #endif
         #expect(Kernels.selfTestNanoseconds < bound, "\(Kernels.selfTestNanoseconds) ns")
         print("self-tests of every registry: \(Kernels.selfTestNanoseconds) ns")
