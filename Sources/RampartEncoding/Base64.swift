@@ -71,6 +71,10 @@ public enum Base64 {
     /// Encodes the bytes in `b`.
     static func encodedBytes(_ b: UnsafeRawBufferPointer) -> [UInt8] {
         let n = b.count, full = n / 3, rest = n - 3 * full
+        // Not through unsafeUninitializedCapacity when empty: that would store a count into the
+        // standard library's shared empty-array storage, a data race ThreadSanitizer reports when
+        // two threads encode nothing at once.
+        guard n > 0 else { return [] }
         let length = (n + 2) / 3 * 4
         return [UInt8](unsafeUninitializedCapacity: length) { out, initialized in
             var o = 0
