@@ -15,6 +15,11 @@ func kernelFlags(_ features: [String]) -> [SwiftSetting] {
     [.unsafeFlags(["-parse-stdlib"] + features.flatMap(feature))]
 }
 
+/// The AVX2 tier's feature set (Haswell and later: AVX2 with BMI1/2), and the tiers built on it.
+let avx2Features = ["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"]
+/// AVX-512 Foundation and Vector Length on top of AVX2 (RampartAccelAVX512 and RampartAccelIFMA).
+let avx512VLFeatures = avx2Features + ["+avx512f", "+avx512vl"]
+
 let package = Package(
     name: "Rampart",
     products: [
@@ -36,7 +41,7 @@ let package = Package(
             name: "RampartAccelAVX2",
             dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelAVX2",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
+            swiftSettings: kernelFlags(avx2Features)
         ),
         // Algorithm code shared by the portable primitives and the kernel tiers as @inlinable
         // functions (each caller compiles it with its own features): one copy of the logic.
@@ -83,23 +88,16 @@ let package = Package(
             path: "Sources/RampartAccelBMI2",
             swiftSettings: kernelFlags(["+bmi2", "+adx"])
         ),
-        // The eight-lane SHA-256 kernel (a symbolic link to RampartAccelAVX2's source) compiled with
-        // AVX-512F and VL as well: on 256-bit registers LLVM then emits one vprord per rotation and
-        // one vpternlogd per three-way XOR, Ch and Maj. No 512-bit registers. Likewise the eight-block
-        // Salsa20 and ChaCha20 loops (RampartKernelSupport's bodies), each rotation one vprold, and
-        // the short-message Salsa20 blocks and scrypt's BlockMix on 128-bit vectors.
+        // RampartKernelSupport's eight-lane bodies compiled with AVX-512F and VL as well: SHA-256 on
+        // 256-bit registers with one vprord per rotation and one vpternlogd per three-way XOR, Ch and
+        // Maj; the eight-block Salsa20 and ChaCha20 loops, each rotation one vprold; X25519 with one
+        // zmm register per vector. Also SHA-256 on sixteen and thirty-two lanes, the short-message
+        // Salsa20 blocks and scrypt's BlockMix on 128-bit vectors.
         .target(
             name: "RampartAccelAVX512",
-            dependencies: ["RampartKernelSupport"],
+            dependencies: ["RampartAccelAVX2", "RampartKernelSupport"],
             path: "Sources/RampartAccelAVX512",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2", "+avx512f", "+avx512vl"])
-        ),
-        // The 2048-bit Montgomery kernel in radix 2^28 on AVX2 (RSAZ style): the AVX2 tier, own module.
-        .target(
-            name: "RampartAccelAVX2Mont",
-            dependencies: ["RampartBarrier", "RampartKernelSupport"],
-            path: "Sources/RampartAccelAVX2Mont",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"])
+            swiftSettings: kernelFlags(avx512VLFeatures)
         ),
         // AES-GCM, CTR and CBC decryption on 256-bit vectors (VAES + VPCLMULQDQ, sixteen blocks per
         // iteration): its own tier, the registry's `ghash: vaes+vpclmulqdq` and `aes: aes-ni+vaes`, which
@@ -127,7 +125,7 @@ let package = Package(
             name: "RampartAccelIFMA",
             dependencies: ["RampartBarrier", "RampartKernelSupport"],
             path: "Sources/RampartAccelIFMA",
-            swiftSettings: kernelFlags(["+avx", "+avx2", "+bmi", "+bmi2", "+adx", "+avx512f", "+avx512vl", "+avx512ifma"])
+            swiftSettings: kernelFlags(avx512VLFeatures + ["+adx", "+avx512ifma"])
         ),
         // Value barriers (volatile round trips through memory) that the optimizer cannot see through:
         // the masks of constant-time selections pass through them. Builtin module, no CPU features.
@@ -142,7 +140,7 @@ let package = Package(
         .target(
             name: "Rampart",
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
-                           "RampartAccelBMI2", "RampartAccelAVX2Mont", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
+                           "RampartAccelBMI2", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport", "RampartEncoding"],
             path: "Sources/Rampart"
         ),

@@ -7,7 +7,7 @@
 #   Scripts/check-generated.sh
 #
 # Generators (run them to fix a failure):
-#   python3 Scripts/gen_montgomery.py > Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.swift
+#   python3 Scripts/gen_montgomery.py > Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.generated.swift
 #   python3 Scripts/gen_montgomery_loops.py    (both Montgomery*Loops.generated.swift files)
 #   python3 Scripts/gen_montgomery_ifma.py     (RampartAccelIFMA/MontgomeryIFMA.generated.swift)
 set -euo pipefail
@@ -17,8 +17,8 @@ trap 'rm -rf "$work"' EXIT
 
 # Pairs of (committed file, freshly generated file).
 files=()
-python3 Scripts/gen_montgomery.py > "$work/MontgomeryBMI2Fixed.swift"
-files+=("Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.swift" "$work/MontgomeryBMI2Fixed.swift")
+python3 Scripts/gen_montgomery.py > "$work/MontgomeryBMI2Fixed.generated.swift"
+files+=("Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.generated.swift" "$work/MontgomeryBMI2Fixed.generated.swift")
 python3 Scripts/gen_montgomery_ifma.py --stdout > "$work/MontgomeryIFMA.generated.swift"
 files+=("Sources/RampartAccelIFMA/MontgomeryIFMA.generated.swift" "$work/MontgomeryIFMA.generated.swift")
 python3 Scripts/gen_montgomery_loops.py --root "$work/loops"

@@ -67,4 +67,22 @@ for c in "${checks[@]}"; do
         fail=1
     fi
 done
+
+# The shared bodies of RampartKernelSupport (the eight-lane SHA-256, Salsa20, ChaCha20 and X25519
+# loops, Argon2's compression, Poly1305's block) must be inlined into each tier's entry points, so
+# that they run compiled with that tier's features. A call from a kernel tier into RampartKernelSupport
+# would run code compiled for no tier, or, for an `@_alwaysEmitIntoClient` body that two tiers emit
+# out of line, whichever copy the linker kept (an AVX-512 copy on an AVX2-only processor). Allowed:
+# addressors of constants (round constants, feature sets) and the scan of a public exponent's bits
+# (slidingWindowScan, whose closures are the tier's own code).
+calls=$(awk '/^[0-9a-f]+ </ {fn=$2; next}
+    /\tcall/ && fn ~ /^<\$s[0-9]+RampartAccel/ && $NF ~ /^<\$s20RampartKernelSupport/ {print fn " -> " $NF}' "$dis" |
+    grep -vE 'vau>$|17slidingWindowScan' || true)
+if [ -n "$calls" ]; then
+    echo "ct-jumps: kernel tiers call shared bodies out of line (mark them @inline(__always)):" >&2
+    echo "$calls" | sed 's/^/    /' >&2
+    fail=1
+else
+    echo "shared bodies: no kernel tier calls into RampartKernelSupport out of line"
+fi
 exit $fail

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generates Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.swift: fully unrolled product-scanning
+"""Generates Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.generated.swift: fully unrolled product-scanning
 Montgomery multiplication and squaring for fixed limb counts (16 = 1024-bit, 32 = 2048-bit).
 
-Usage: python3 Scripts/gen_montgomery.py > Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.swift
+Usage: python3 Scripts/gen_montgomery.py > Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.generated.swift
 
 Each 64x64 product is one `mulx` plus add/adc/adc into a three-word column accumulator (c2:c1:c0);
 the carries go through LLVM's x86 add-with-carry intrinsic (`Builtin.int_x86_addcarry_64`), which

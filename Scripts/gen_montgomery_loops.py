@@ -7,7 +7,7 @@ Scripts/templates/montgomery_loops.swift.in, into one Swift file per module that
 
 The loops are the same Swift in both; only the module (and so the target features LLVM compiles
 them with), the names, the access levels and the BMI2 hand-over to the unrolled 16- and 32-limb
-kernels of MontgomeryBMI2Fixed.swift (Scripts/gen_montgomery.py) differ: those are the DESTINATIONS
+kernels of MontgomeryBMI2Fixed.generated.swift (Scripts/gen_montgomery.py) differ: those are the DESTINATIONS
 below.
 
 Usage:
@@ -58,7 +58,7 @@ DESTINATIONS = [
                 "// Montgomery multiplication and squaring (any limb count) compiled with BMI2 and ADX, so\n"
                 "// LLVM can use `mulx` (which leaves the flags alone and takes any registers) in the\n"
                 "// product-scanning loops: the portable kernels' source in this module. For 16 and 32 limbs\n"
-                "// they hand over to the unrolled kernels of MontgomeryBMI2Fixed.swift."
+                "// they hand over to the unrolled kernels of MontgomeryBMI2Fixed.generated.swift."
             ),
             "IMPORTS": "import Swift\nimport RampartBarrier\n\n#if arch(x86_64)\n",
             "TYPE": "MontgomeryBMI2",

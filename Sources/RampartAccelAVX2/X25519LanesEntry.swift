@@ -1,5 +1,5 @@
-// The eight-lane X25519 kernel of this tier as the registry sees it (its body, X25519Lanes.swift, is
-// compiled into RampartAccelAVX512 as well; this entry is this module's own).
+// The eight-lane X25519 kernel of this tier as the registry sees it: RampartKernelSupport's body
+// (X25519Lanes8.swift) compiled with AVX2, under this entry point's own name.
 
 import Swift
 import RampartKernelSupport
@@ -11,7 +11,7 @@ public enum X25519Lanes8AVX2: X25519LanesImplementation {
     public static let name = "avx2-x8"
     public static let requires: KernelFeatures = [.avx2]
     public static let lanes = 8
-    @inline(__always)
+    @inline(never)
     public static func scalarMultiply(_ result: UnsafeMutablePointer<UInt64>, _ points: UnsafePointer<UInt64>,
                                       _ scalars: UnsafePointer<UInt64>) {
         X25519Lanes.scalarMultiply(result, points, scalars)

@@ -5,6 +5,7 @@
 
 import Swift
 import RampartKernelSupport
+import RampartAccelAVX2
 
 #if arch(x86_64)
 

@@ -315,7 +315,7 @@ public enum SHA256Lanes16AVX512: SHA256LanesImplementation {
 }
 
 /// Eight messages at once on 256-bit registers with AVX-512VL rotations and ternary logic (the
-/// eight-lane source of RampartAccelAVX2 compiled with AVX-512VL).
+/// eight-lane body of RampartKernelSupport compiled with AVX-512VL).
 public enum SHA256Lanes8AVX512VL: SHA256LanesImplementation {
     public static let name = "avx512vl-x8"
     public static let requires: KernelFeatures = [.avx512vl]
@@ -324,8 +324,16 @@ public enum SHA256Lanes8AVX512VL: SHA256LanesImplementation {
     @inline(__always)
     public static func compress(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
                                 _ strides: UnsafePointer<Int>, _ n: Int, _ table: UnsafeMutableRawPointer) {
-        sha256RoundConstants.withUnsafeBufferPointer { sha256Lanes8AVX2(states, data, strides, n, $0.baseAddress!, table) }
+        sha256RoundConstants.withUnsafeBufferPointer { sha256Lanes8AVX512VL(states, data, strides, n, $0.baseAddress!, table) }
     }
+}
+
+/// RampartKernelSupport's eight-lane body (`sha256Lanes8`) compiled with AVX-512F and VL: one vprord per
+/// rotation, one vpternlogd per three-way XOR, Ch and Maj, on 256-bit registers.
+@inline(never)
+public func sha256Lanes8AVX512VL(_ states: UnsafePointer<UnsafeMutablePointer<UInt32>>, _ data: UnsafePointer<UnsafeMutableRawPointer>,
+                                 _ strides: UnsafePointer<Int>, _ n: Int, _ k: UnsafePointer<UInt32>, _ table: UnsafeMutableRawPointer) {
+    sha256Lanes8(states, data, strides, n, k, table)
 }
 
 #endif

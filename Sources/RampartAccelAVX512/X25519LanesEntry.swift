@@ -1,5 +1,5 @@
-// The eight-lane X25519 kernel of this tier as the registry sees it (its body, X25519Lanes.swift, is
-// RampartAccelAVX2's source compiled with AVX-512F and VL; this entry is this module's own).
+// The eight-lane X25519 kernel of this tier as the registry sees it: RampartKernelSupport's body
+// (X25519Lanes8.swift) compiled with AVX-512F and VL, under this entry point's own name.
 
 import Swift
 import RampartKernelSupport
@@ -10,7 +10,7 @@ public enum X25519Lanes8AVX512: X25519LanesImplementation {
     public static let name = "avx512-x8"
     public static let requires: KernelFeatures = [.avx512vl]
     public static let lanes = 8
-    @inline(__always)
+    @inline(never)
     public static func scalarMultiply(_ result: UnsafeMutablePointer<UInt64>, _ points: UnsafePointer<UInt64>,
                                       _ scalars: UnsafePointer<UInt64>) {
         X25519Lanes.scalarMultiply(result, points, scalars)

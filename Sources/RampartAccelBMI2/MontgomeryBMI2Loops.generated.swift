@@ -4,7 +4,7 @@
 // Montgomery multiplication and squaring (any limb count) compiled with BMI2 and ADX, so
 // LLVM can use `mulx` (which leaves the flags alone and takes any registers) in the
 // product-scanning loops: the portable kernels' source in this module. For 16 and 32 limbs
-// they hand over to the unrolled kernels of MontgomeryBMI2Fixed.swift.
+// they hand over to the unrolled kernels of MontgomeryBMI2Fixed.generated.swift.
 
 import Swift
 import RampartBarrier
@@ -20,7 +20,7 @@ extension MontgomeryBMI2 {
     @inline(never)
     public static func square(_ r: UnsafeMutablePointer<UInt64>, _ a: UnsafePointer<UInt64>, _ m: UnsafePointer<UInt64>,
                        _ n: Int, _ m0inv: UInt64, _ t: UnsafeMutablePointer<UInt64>) {
-        // The limb count is public: the unrolled kernels of MontgomeryBMI2Fixed.swift for 2048 and 1024 bits.
+        // The limb count is public: the unrolled kernels of MontgomeryBMI2Fixed.generated.swift for 2048 and 1024 bits.
         if n == 32 { square32(r, a, m, m0inv, t); return }
         if n == 16 { square16(r, a, m, m0inv, t); return }
         if n < 4 { mul(r, a, a, m, n, m0inv, t); return }

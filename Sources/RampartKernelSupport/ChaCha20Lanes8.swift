@@ -19,7 +19,7 @@ import Swift
 
 /// `x <<< n` by shifts.
 @usableFromInline @_alwaysEmitIntoClient @_transparent func crotl(_ x: V, _ n: UInt32) -> V {
-    vxor(Builtin.shl_Vec8xInt32(x, splat(n)), Builtin.lshr_Vec8xInt32(x, splat(32 &- n)))
+    xor8(Builtin.shl_Vec8xInt32(x, splat8(n)), Builtin.lshr_Vec8xInt32(x, splat8(32 &- n)))
 }
 
 /// A byte permutation, the caller's `vpshufb`: the bytes of each 128-bit half of a vector chosen by
@@ -51,14 +51,14 @@ func rotationMasks(_ z: W8) -> (rot16: SIMD32<UInt8>, rot8: SIMD32<UInt8>) {
 func cqr2(_ a0: inout V, _ b0: inout V, _ c0: inout V, _ d0: inout V,
           _ a1: inout V, _ b1: inout V, _ c1: inout V, _ d1: inout V,
           _ m16: SIMD32<UInt8>, _ m8: SIMD32<UInt8>, _ shuffleBytes: ChaCha20ShuffleBytes) {
-    a0 = vadd(a0, b0); a1 = vadd(a1, b1)
-    d0 = cshuffle(vxor(d0, a0), m16, shuffleBytes); d1 = cshuffle(vxor(d1, a1), m16, shuffleBytes)
-    c0 = vadd(c0, d0); c1 = vadd(c1, d1)
-    b0 = crotl(vxor(b0, c0), 12); b1 = crotl(vxor(b1, c1), 12)
-    a0 = vadd(a0, b0); a1 = vadd(a1, b1)
-    d0 = cshuffle(vxor(d0, a0), m8, shuffleBytes); d1 = cshuffle(vxor(d1, a1), m8, shuffleBytes)
-    c0 = vadd(c0, d0); c1 = vadd(c1, d1)
-    b0 = crotl(vxor(b0, c0), 7); b1 = crotl(vxor(b1, c1), 7)
+    a0 = add8(a0, b0); a1 = add8(a1, b1)
+    d0 = cshuffle(xor8(d0, a0), m16, shuffleBytes); d1 = cshuffle(xor8(d1, a1), m16, shuffleBytes)
+    c0 = add8(c0, d0); c1 = add8(c1, d1)
+    b0 = crotl(xor8(b0, c0), 12); b1 = crotl(xor8(b1, c1), 12)
+    a0 = add8(a0, b0); a1 = add8(a1, b1)
+    d0 = cshuffle(xor8(d0, a0), m8, shuffleBytes); d1 = cshuffle(xor8(d1, a1), m8, shuffleBytes)
+    c0 = add8(c0, d0); c1 = add8(c1, d1)
+    b0 = crotl(xor8(b0, c0), 7); b1 = crotl(xor8(b1, c1), 7)
 }
 
 /// One ChaCha double round (column round, then diagonal round) on eight blocks.
@@ -96,18 +96,18 @@ public func chacha20XORLanes8(_ state: UnsafeMutableRawPointer, _ src: UnsafeRaw
     var g = 0
     while g < groups {
         let c12 = W8(repeating: counter) &+ W8(0, 1, 2, 3, 4, 5, 6, 7)
-        var s = Lanes8(x0: vec(i0), x1: vec(i1), x2: vec(i2), x3: vec(i3), x4: vec(i4), x5: vec(i5), x6: vec(i6),
-                       x7: vec(i7), x8: vec(i8), x9: vec(i9), x10: vec(i10), x11: vec(i11), x12: vec(c12),
-                       x13: vec(i13), x14: vec(i14), x15: vec(i15))
+        var s = Lanes8(x0: vector8(i0), x1: vector8(i1), x2: vector8(i2), x3: vector8(i3), x4: vector8(i4), x5: vector8(i5), x6: vector8(i6),
+                       x7: vector8(i7), x8: vector8(i8), x9: vector8(i9), x10: vector8(i10), x11: vector8(i11), x12: vector8(c12),
+                       x13: vector8(i13), x14: vector8(i14), x15: vector8(i15))
         var r = 0
         while r < 10 {
             chachaDoubleRound(&s, m16, m8, shuffleBytes)
             r &+= 1
         }
-        quad(w8(s.x0) &+ i0, w8(s.x1) &+ i1, w8(s.x2) &+ i2, w8(s.x3) &+ i3, 0, src, dst, z)
-        quad(w8(s.x4) &+ i4, w8(s.x5) &+ i5, w8(s.x6) &+ i6, w8(s.x7) &+ i7, 1, src, dst, z)
-        quad(w8(s.x8) &+ i8, w8(s.x9) &+ i9, w8(s.x10) &+ i10, w8(s.x11) &+ i11, 2, src, dst, z)
-        quad(w8(s.x12) &+ c12, w8(s.x13) &+ i13, w8(s.x14) &+ i14, w8(s.x15) &+ i15, 3, src, dst, z)
+        quad(simd8(s.x0) &+ i0, simd8(s.x1) &+ i1, simd8(s.x2) &+ i2, simd8(s.x3) &+ i3, 0, src, dst, z)
+        quad(simd8(s.x4) &+ i4, simd8(s.x5) &+ i5, simd8(s.x6) &+ i6, simd8(s.x7) &+ i7, 1, src, dst, z)
+        quad(simd8(s.x8) &+ i8, simd8(s.x9) &+ i9, simd8(s.x10) &+ i10, simd8(s.x11) &+ i11, 2, src, dst, z)
+        quad(simd8(s.x12) &+ c12, simd8(s.x13) &+ i13, simd8(s.x14) &+ i14, simd8(s.x15) &+ i15, 3, src, dst, z)
         counter &+= 8
         src += 512
         dst += 512
@@ -147,9 +147,9 @@ public func chacha20XORPoly1305Lanes8(_ state: UnsafeMutableRawPointer, _ src: U
     var g = 0
     while g < groups {
         let c12 = W8(repeating: counter) &+ W8(0, 1, 2, 3, 4, 5, 6, 7)
-        var s = Lanes8(x0: vec(i0), x1: vec(i1), x2: vec(i2), x3: vec(i3), x4: vec(i4), x5: vec(i5), x6: vec(i6),
-                       x7: vec(i7), x8: vec(i8), x9: vec(i9), x10: vec(i10), x11: vec(i11), x12: vec(c12),
-                       x13: vec(i13), x14: vec(i14), x15: vec(i15))
+        var s = Lanes8(x0: vector8(i0), x1: vector8(i1), x2: vector8(i2), x3: vector8(i3), x4: vector8(i4), x5: vector8(i5), x6: vector8(i6),
+                       x7: vector8(i7), x8: vector8(i8), x9: vector8(i9), x10: vector8(i10), x11: vector8(i11), x12: vector8(c12),
+                       x13: vector8(i13), x14: vector8(i14), x15: vector8(i15))
         if g >= macLag {
             // 30 MAC blocks inside the rounds, 2 after them.
             var r = 0
@@ -171,10 +171,10 @@ public func chacha20XORPoly1305Lanes8(_ state: UnsafeMutableRawPointer, _ src: U
                 r &+= 1
             }
         }
-        quad(w8(s.x0) &+ i0, w8(s.x1) &+ i1, w8(s.x2) &+ i2, w8(s.x3) &+ i3, 0, src, dst, z)
-        quad(w8(s.x4) &+ i4, w8(s.x5) &+ i5, w8(s.x6) &+ i6, w8(s.x7) &+ i7, 1, src, dst, z)
-        quad(w8(s.x8) &+ i8, w8(s.x9) &+ i9, w8(s.x10) &+ i10, w8(s.x11) &+ i11, 2, src, dst, z)
-        quad(w8(s.x12) &+ c12, w8(s.x13) &+ i13, w8(s.x14) &+ i14, w8(s.x15) &+ i15, 3, src, dst, z)
+        quad(simd8(s.x0) &+ i0, simd8(s.x1) &+ i1, simd8(s.x2) &+ i2, simd8(s.x3) &+ i3, 0, src, dst, z)
+        quad(simd8(s.x4) &+ i4, simd8(s.x5) &+ i5, simd8(s.x6) &+ i6, simd8(s.x7) &+ i7, 1, src, dst, z)
+        quad(simd8(s.x8) &+ i8, simd8(s.x9) &+ i9, simd8(s.x10) &+ i10, simd8(s.x11) &+ i11, 2, src, dst, z)
+        quad(simd8(s.x12) &+ c12, simd8(s.x13) &+ i13, simd8(s.x14) &+ i14, simd8(s.x15) &+ i15, 3, src, dst, z)
         counter &+= 8
         src += srcStride
         dst += 512

@@ -1,5 +1,5 @@
 // The last step of an almost-Montgomery exponentiation, shared by the radix-2^28 kernel
-// (RampartAccelAVX2Mont) and the radix-2^52 kernel (RampartAccelIFMA): their results are below 2m
+// (RampartAccelAVX2/MontgomeryAVX2.swift) and the radix-2^52 kernel (RampartAccelIFMA): their results are below 2m
 // and leave the kernel fully reduced through one masked subtraction.
 
 import Swift

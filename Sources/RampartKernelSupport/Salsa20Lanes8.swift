@@ -40,29 +40,20 @@ import Swift
     }
 }
 
-/// A 256-bit vector of eight `UInt32` lanes as LLVM sees it. The rounds work on this type with
-/// `Builtin` vector instructions, not on `SIMD8<UInt32>`: the stdlib's `^`, `&<<` and `&>>` on SIMD
-/// types are generic per-lane loops (only `&+`/`&-`/`&*` and the comparisons have concrete vector
-/// forms), so every rotation cost the SIL optimizer two inlined eight-lane loops, a few thousand
-/// times per function. See the file comment.
-@usableFromInline typealias V = Builtin.Vec8xInt32
-
-@usableFromInline @_alwaysEmitIntoClient @_transparent func vadd(_ a: V, _ b: V) -> V { Builtin.add_Vec8xInt32(a, b) }
-@usableFromInline @_alwaysEmitIntoClient @_transparent func vxor(_ a: V, _ b: V) -> V { Builtin.xor_Vec8xInt32(a, b) }
-@usableFromInline @_alwaysEmitIntoClient @_transparent func splat(_ n: UInt32) -> V { unsafeBitCast(W8(repeating: n), to: V.self) }
-@usableFromInline @_alwaysEmitIntoClient @_transparent func vec(_ x: W8) -> V { unsafeBitCast(x, to: V.self) }
-@usableFromInline @_alwaysEmitIntoClient @_transparent func w8(_ x: V) -> W8 { unsafeBitCast(x, to: W8.self) }
+/// The eight-lane vector of the rounds (Vec8.swift): `Builtin` vector instructions, not `SIMD8<UInt32>`
+/// operators (see the file comment).
+@usableFromInline typealias V = V8
 
 /// One step of two independent quarter-rounds at once: `b_i ^= (a_i + d_i) <<< n` (the pairing of
 /// libsodium's code: enough independent work for the scheduler, few live temporaries).
 @usableFromInline @_alwaysEmitIntoClient @_transparent
 func step2(_ b0: inout V, _ a0: V, _ d0: V, _ b1: inout V, _ a1: V, _ d1: V, _ n: UInt32) {
-    let t0 = vadd(a0, d0), t1 = vadd(a1, d1)
-    let l = splat(n), r = splat(32 &- n)
-    b0 = vxor(b0, Builtin.shl_Vec8xInt32(t0, l))
-    b1 = vxor(b1, Builtin.shl_Vec8xInt32(t1, l))
-    b0 = vxor(b0, Builtin.lshr_Vec8xInt32(t0, r))
-    b1 = vxor(b1, Builtin.lshr_Vec8xInt32(t1, r))
+    let t0 = add8(a0, d0), t1 = add8(a1, d1)
+    let l = splat8(n), r = splat8(32 &- n)
+    b0 = xor8(b0, Builtin.shl_Vec8xInt32(t0, l))
+    b1 = xor8(b1, Builtin.shl_Vec8xInt32(t1, l))
+    b0 = xor8(b0, Builtin.lshr_Vec8xInt32(t0, r))
+    b1 = xor8(b1, Builtin.lshr_Vec8xInt32(t1, r))
 }
 
 /// The sixteen state vectors of eight blocks.
@@ -133,9 +124,9 @@ struct Input8 {
 
     @_alwaysEmitIntoClient @_transparent
     func start(_ c8: W8, _ c9: W8) -> Lanes8 {
-        Lanes8(x0: vec(i0), x1: vec(i1), x2: vec(i2), x3: vec(i3), x4: vec(i4), x5: vec(i5), x6: vec(i6),
-               x7: vec(i7), x8: vec(c8), x9: vec(c9), x10: vec(i10), x11: vec(i11), x12: vec(i12),
-               x13: vec(i13), x14: vec(i14), x15: vec(i15))
+        Lanes8(x0: vector8(i0), x1: vector8(i1), x2: vector8(i2), x3: vector8(i3), x4: vector8(i4), x5: vector8(i5), x6: vector8(i6),
+               x7: vector8(i7), x8: vector8(c8), x9: vector8(c9), x10: vector8(i10), x11: vector8(i11), x12: vector8(i12),
+               x13: vector8(i13), x14: vector8(i14), x15: vector8(i15))
     }
 }
 
@@ -179,10 +170,10 @@ func quad(_ a: W8, _ b: W8, _ c: W8, _ d: W8, _ q: Int, _ src: UnsafeRawPointer,
 @usableFromInline @_alwaysEmitIntoClient @_transparent
 func finish(_ s: Lanes8, _ i: Input8, _ c8: W8, _ c9: W8, _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer,
             _ z: W8) {
-    quad(w8(s.x0) &+ i.i0, w8(s.x1) &+ i.i1, w8(s.x2) &+ i.i2, w8(s.x3) &+ i.i3, 0, src, dst, z)
-    quad(w8(s.x4) &+ i.i4, w8(s.x5) &+ i.i5, w8(s.x6) &+ i.i6, w8(s.x7) &+ i.i7, 1, src, dst, z)
-    quad(w8(s.x8) &+ c8, w8(s.x9) &+ c9, w8(s.x10) &+ i.i10, w8(s.x11) &+ i.i11, 2, src, dst, z)
-    quad(w8(s.x12) &+ i.i12, w8(s.x13) &+ i.i13, w8(s.x14) &+ i.i14, w8(s.x15) &+ i.i15, 3, src, dst, z)
+    quad(simd8(s.x0) &+ i.i0, simd8(s.x1) &+ i.i1, simd8(s.x2) &+ i.i2, simd8(s.x3) &+ i.i3, 0, src, dst, z)
+    quad(simd8(s.x4) &+ i.i4, simd8(s.x5) &+ i.i5, simd8(s.x6) &+ i.i6, simd8(s.x7) &+ i.i7, 1, src, dst, z)
+    quad(simd8(s.x8) &+ c8, simd8(s.x9) &+ c9, simd8(s.x10) &+ i.i10, simd8(s.x11) &+ i.i11, 2, src, dst, z)
+    quad(simd8(s.x12) &+ i.i12, simd8(s.x13) &+ i.i13, simd8(s.x14) &+ i.i14, simd8(s.x15) &+ i.i15, 3, src, dst, z)
 }
 
 /// XORs `groups` × 512 bytes of Salsa20/20 keystream from `src` into `dst` (the same buffer or

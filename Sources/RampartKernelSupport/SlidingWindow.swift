@@ -1,5 +1,5 @@
 // The sliding-window schedule of a public-exponent power, shared by the portable/BMI2 Montgomery code
-// (Rampart) and the AVX2 radix-2^28 kernel (RampartAccelAVX2Mont). Variable time in the exponent by
+// (Rampart) and the AVX2 radix-2^28 kernel (RampartAccelAVX2/MontgomeryAVX2.swift). Variable time in the exponent by
 // design: public exponents only (RSA encryption, Miller-Rabin on public candidates, DH checks).
 
 import Swift

@@ -2,7 +2,7 @@
 // Montgomery products, and the fixed- and sliding-window powers that stand where the `modexp-2048`
 // and `modexp-ct` kernels do not run (one body, Montgomery.powerCT/powerVT, which Modulus runs too);
 // their known-answer self-tests and the fault switch's corrupted forms. The kernels declare their own
-// conformances (RampartAccelBMI2/MontgomeryBMI2.swift, RampartAccelAVX2Mont, RampartAccelIFMA).
+// conformances (RampartAccelBMI2/MontgomeryBMI2.swift, RampartAccelAVX2/MontgomeryAVX2.swift, RampartAccelIFMA).
 
 internal import RampartKernelSupport
 

@@ -14,7 +14,6 @@ internal import RampartAccelAESAVX
 internal import RampartAccelVAES
 internal import RampartAccelVAES512
 internal import RampartAccelAESSHA
-internal import RampartAccelAVX2Mont
 internal import RampartAccelIFMA
 #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
 internal import RampartAccelARMv8

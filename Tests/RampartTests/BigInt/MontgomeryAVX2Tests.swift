@@ -1,4 +1,4 @@
-// The AVX2 radix-2^28 Montgomery kernel for 2048-bit moduli (RampartAccelAVX2Mont) against the
+// The AVX2 radix-2^28 Montgomery kernel for 2048-bit moduli (RampartAccelAVX2/MontgomeryAVX2.swift) against the
 // portable 64-bit kernel, BigUInt arithmetic and the other exponentiations, for moduli at the edges
 // of 32 limbs and values 0, 1, m − 1, on every processor with AVX2 (where Kernels.modexp2048 selects
 // it and where it does not). Skipped (with a note) on processors without AVX2.

@@ -1,8 +1,10 @@
 // Eight X25519 scalar multiplications at once (RFC 7748 §5), one per 64-bit lane of a vector: the batch
-// a server or a group call's fan-out computes (`Curve25519.scalarMultiply(scalars:points:)`). Also
-// compiled into RampartAccelAVX512 (a symbolic link to this file), where each vector is one zmm register;
-// here, with AVX2, LLVM splits it into two ymm registers. The registry runs the AVX-512 build when the
-// processor has it and this one otherwise; ctgrind runs this one (valgrind has no AVX-512).
+// a server or a group call's fan-out computes (`Curve25519.scalarMultiply(scalars:points:)`). The one
+// body of two kernels, `@_alwaysEmitIntoClient` as in Salsa20Lanes8.swift: RampartAccelAVX2's
+// `X25519Lanes8AVX2`, where LLVM splits each vector into two ymm registers, and RampartAccelAVX512's
+// `X25519Lanes8AVX512`, where each vector is one zmm register. The registry runs the AVX-512 build when
+// the processor has it; ctgrind runs the AVX2 one (valgrind has no AVX-512). Only generic `Builtin`
+// vector instructions: a debug build of this module, which has no CPU features, compiles them too.
 //
 // Field arithmetic. GF(2^255 − 19) in radix 2^25.5: ten limbs h0…h9 of 26, 25, 26, 25, … bits, the value
 // Σ h_i·2^⌈25.5·i⌉ (the representation of ref10 and of curve25519-donna's 32-bit code), unsigned. Every
@@ -23,71 +25,71 @@ import Swift
 
 #if arch(x86_64)
 
-typealias Q8 = Builtin.Vec8xInt64
+@usableFromInline typealias Q8 = Builtin.Vec8xInt64
 
-@_transparent func qsplat(_ n: UInt64) -> Q8 { unsafeBitCast(SIMD8<UInt64>(repeating: n), to: Q8.self) }
-@_transparent func qadd(_ a: Q8, _ b: Q8) -> Q8 { Builtin.add_Vec8xInt64(a, b) }
-@_transparent func qsub(_ a: Q8, _ b: Q8) -> Q8 { Builtin.sub_Vec8xInt64(a, b) }
-@_transparent func qand(_ a: Q8, _ b: Q8) -> Q8 { Builtin.and_Vec8xInt64(a, b) }
-@_transparent func qxor(_ a: Q8, _ b: Q8) -> Q8 { Builtin.xor_Vec8xInt64(a, b) }
-@_transparent func qshr(_ a: Q8, _ n: UInt64) -> Q8 { Builtin.lshr_Vec8xInt64(a, qsplat(n)) }
-@_transparent func qshl(_ a: Q8, _ n: UInt64) -> Q8 { Builtin.shl_Vec8xInt64(a, qsplat(n)) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qsplat(_ n: UInt64) -> Q8 { unsafeBitCast(SIMD8<UInt64>(repeating: n), to: Q8.self) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qadd(_ a: Q8, _ b: Q8) -> Q8 { Builtin.add_Vec8xInt64(a, b) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qsub(_ a: Q8, _ b: Q8) -> Q8 { Builtin.sub_Vec8xInt64(a, b) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qand(_ a: Q8, _ b: Q8) -> Q8 { Builtin.and_Vec8xInt64(a, b) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qxor(_ a: Q8, _ b: Q8) -> Q8 { Builtin.xor_Vec8xInt64(a, b) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qshr(_ a: Q8, _ n: UInt64) -> Q8 { Builtin.lshr_Vec8xInt64(a, qsplat(n)) }
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qshl(_ a: Q8, _ n: UInt64) -> Q8 { Builtin.shl_Vec8xInt64(a, qsplat(n)) }
 /// The product of the low 32 bits of each lane (one `vpmuludq`: LLVM drops the masks).
-@_transparent func qmul(_ a: Q8, _ b: Q8) -> Q8 {
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qmul(_ a: Q8, _ b: Q8) -> Q8 {
     let low = qsplat(0xFFFF_FFFF)
     return Builtin.mul_Vec8xInt64(qand(a, low), qand(b, low))
 }
-@_transparent func qload(_ p: UnsafePointer<UInt64>) -> Q8 {
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qload(_ p: UnsafePointer<UInt64>) -> Q8 {
     unsafeBitCast(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt64>.self), to: Q8.self)
 }
-@_transparent func qstore(_ p: UnsafeMutablePointer<UInt64>, _ v: Q8) {
+@usableFromInline @_alwaysEmitIntoClient @_transparent func qstore(_ p: UnsafeMutablePointer<UInt64>, _ v: Q8) {
     UnsafeMutableRawPointer(p).storeBytes(of: unsafeBitCast(v, to: SIMD8<UInt64>.self), as: SIMD8<UInt64>.self)
 }
 
 /// Sums of lane products: Σ a_i·b_i.
-@_transparent func dot(_ a0: Q8, _ b0: Q8, _ a1: Q8, _ b1: Q8, _ a2: Q8, _ b2: Q8, _ a3: Q8, _ b3: Q8,
+@usableFromInline @_alwaysEmitIntoClient @_transparent func dot(_ a0: Q8, _ b0: Q8, _ a1: Q8, _ b1: Q8, _ a2: Q8, _ b2: Q8, _ a3: Q8, _ b3: Q8,
                        _ a4: Q8, _ b4: Q8) -> Q8 {
     qadd(qadd(qadd(qmul(a0, b0), qmul(a1, b1)), qadd(qmul(a2, b2), qmul(a3, b3))), qmul(a4, b4))
 }
-@_transparent func dot(_ a0: Q8, _ b0: Q8, _ a1: Q8, _ b1: Q8, _ a2: Q8, _ b2: Q8, _ a3: Q8, _ b3: Q8,
+@usableFromInline @_alwaysEmitIntoClient @_transparent func dot(_ a0: Q8, _ b0: Q8, _ a1: Q8, _ b1: Q8, _ a2: Q8, _ b2: Q8, _ a3: Q8, _ b3: Q8,
                        _ a4: Q8, _ b4: Q8, _ a5: Q8, _ b5: Q8) -> Q8 {
     qadd(qadd(qadd(qmul(a0, b0), qmul(a1, b1)), qadd(qmul(a2, b2), qmul(a3, b3))), qadd(qmul(a4, b4), qmul(a5, b5)))
 }
-@_transparent func dot(_ a0: Q8, _ b0: Q8, _ a1: Q8, _ b1: Q8, _ a2: Q8, _ b2: Q8, _ a3: Q8, _ b3: Q8,
+@usableFromInline @_alwaysEmitIntoClient @_transparent func dot(_ a0: Q8, _ b0: Q8, _ a1: Q8, _ b1: Q8, _ a2: Q8, _ b2: Q8, _ a3: Q8, _ b3: Q8,
                        _ a4: Q8, _ b4: Q8, _ a5: Q8, _ b5: Q8, _ a6: Q8, _ b6: Q8, _ a7: Q8, _ b7: Q8,
                        _ a8: Q8, _ b8: Q8, _ a9: Q8, _ b9: Q8) -> Q8 {
     qadd(dot(a0, b0, a1, b1, a2, b2, a3, b3, a4, b4), dot(a5, b5, a6, b6, a7, b7, a8, b8, a9, b9))
 }
 
 /// Eight elements of GF(2^255 − 19), one per lane, in radix 2^25.5 (see the bounds above).
-struct FeX8 {
-    var h0, h1, h2, h3, h4, h5, h6, h7, h8, h9: Q8
+@usableFromInline struct FeX8 {
+    @usableFromInline var h0, h1, h2, h3, h4, h5, h6, h7, h8, h9: Q8
 
-    @_transparent init(_ h0: Q8, _ h1: Q8, _ h2: Q8, _ h3: Q8, _ h4: Q8, _ h5: Q8, _ h6: Q8, _ h7: Q8, _ h8: Q8, _ h9: Q8) {
+    @usableFromInline @_alwaysEmitIntoClient @_transparent init(_ h0: Q8, _ h1: Q8, _ h2: Q8, _ h3: Q8, _ h4: Q8, _ h5: Q8, _ h6: Q8, _ h7: Q8, _ h8: Q8, _ h9: Q8) {
         self.h0 = h0; self.h1 = h1; self.h2 = h2; self.h3 = h3; self.h4 = h4
         self.h5 = h5; self.h6 = h6; self.h7 = h7; self.h8 = h8; self.h9 = h9
     }
 
     /// Every lane `n` (a small constant).
-    @_transparent init(small n: UInt64) {
+    @usableFromInline @_alwaysEmitIntoClient @_transparent init(small n: UInt64) {
         let z = qsplat(0)
         self.init(qsplat(n), z, z, z, z, z, z, z, z, z)
     }
 
     /// Limb i of lane j at `p[8·i + j]`.
-    @inline(__always) init(_ p: UnsafePointer<UInt64>) {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) init(_ p: UnsafePointer<UInt64>) {
         self.init(qload(p), qload(p + 8), qload(p + 16), qload(p + 24), qload(p + 32),
                   qload(p + 40), qload(p + 48), qload(p + 56), qload(p + 64), qload(p + 72))
     }
 
-    @inline(__always) func store(_ p: UnsafeMutablePointer<UInt64>) {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) func store(_ p: UnsafeMutablePointer<UInt64>) {
         qstore(p, h0); qstore(p + 8, h1); qstore(p + 16, h2); qstore(p + 24, h3); qstore(p + 32, h4)
         qstore(p + 40, h5); qstore(p + 48, h6); qstore(p + 56, h7); qstore(p + 64, h8); qstore(p + 72, h9)
     }
 
     /// Carries columns below 2^64 into a carried value (ref10's order: two interleaved chains, the
     /// carry out of h9 comes back times 19 into h0).
-    @inline(__always) static func carry(_ h0: Q8, _ h1: Q8, _ h2: Q8, _ h3: Q8, _ h4: Q8, _ h5: Q8, _ h6: Q8,
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) static func carry(_ h0: Q8, _ h1: Q8, _ h2: Q8, _ h3: Q8, _ h4: Q8, _ h5: Q8, _ h6: Q8,
                                         _ h7: Q8, _ h8: Q8, _ h9: Q8) -> FeX8 {
         let m26 = qsplat((1 << 26) - 1), m25 = qsplat((1 << 25) - 1)
         var h0 = h0, h1 = h1, h2 = h2, h3 = h3, h4 = h4, h5 = h5, h6 = h6, h7 = h7, h8 = h8, h9 = h9
@@ -110,13 +112,13 @@ struct FeX8 {
     }
 
     /// `f + g` (no carry).
-    @inline(__always) static func + (f: FeX8, g: FeX8) -> FeX8 {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) static func + (f: FeX8, g: FeX8) -> FeX8 {
         FeX8(qadd(f.h0, g.h0), qadd(f.h1, g.h1), qadd(f.h2, g.h2), qadd(f.h3, g.h3), qadd(f.h4, g.h4),
              qadd(f.h5, g.h5), qadd(f.h6, g.h6), qadd(f.h7, g.h7), qadd(f.h8, g.h8), qadd(f.h9, g.h9))
     }
 
     /// `f + 2p − g` for a carried `g` (every limb of g at most the limb of 2p: no lane wraps).
-    @inline(__always) static func - (f: FeX8, g: FeX8) -> FeX8 {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) static func - (f: FeX8, g: FeX8) -> FeX8 {
         let p0 = qsplat(0x7FF_FFDA), pe = qsplat(0x7FF_FFFE), po = qsplat(0x3FF_FFFE)
         return FeX8(qsub(qadd(f.h0, p0), g.h0), qsub(qadd(f.h1, po), g.h1), qsub(qadd(f.h2, pe), g.h2),
                     qsub(qadd(f.h3, po), g.h3), qsub(qadd(f.h4, pe), g.h4), qsub(qadd(f.h5, po), g.h5),
@@ -125,7 +127,7 @@ struct FeX8 {
     }
 
     /// `f · g`, carried.
-    @inline(__always) static func * (f: FeX8, g: FeX8) -> FeX8 {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) static func * (f: FeX8, g: FeX8) -> FeX8 {
         let n19 = qsplat(19)
         let f1x2 = qadd(f.h1, f.h1)
         let f3x2 = qadd(f.h3, f.h3)
@@ -155,10 +157,10 @@ struct FeX8 {
     }
 
     /// `f²`, carried.
-    @inline(__always) func squared() -> FeX8 { FeX8.square(self) }
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) func squared() -> FeX8 { FeX8.square(self) }
 
     /// `f²`, carried. Static, so that a column name it fails to define cannot resolve to a limb of self.
-    @inline(__always) static func square(_ f: FeX8) -> FeX8 {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) static func square(_ f: FeX8) -> FeX8 {
         let n19 = qsplat(19)
         let f0x2 = qadd(f.h0, f.h0)
         let f1x2 = qadd(f.h1, f.h1)
@@ -192,7 +194,7 @@ struct FeX8 {
         return carry(h0, h1, h2, h3, h4, h5, h6, h7, h8, h9)
     }
 
-    @inline(__always) func squared(times n: Int) -> FeX8 {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) func squared(times n: Int) -> FeX8 {
         var r = squared()
         var i = 1
         while i < n { r = r.squared(); i &+= 1 }
@@ -200,14 +202,14 @@ struct FeX8 {
     }
 
     /// `121665 · f`, carried (the ladder's (A − 2)/4).
-    @inline(__always) func timesA24() -> FeX8 {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) func timesA24() -> FeX8 {
         let a = qsplat(121_665)
         return FeX8.carry(qmul(h0, a), qmul(h1, a), qmul(h2, a), qmul(h3, a), qmul(h4, a),
                           qmul(h5, a), qmul(h6, a), qmul(h7, a), qmul(h8, a), qmul(h9, a))
     }
 
     /// `f^(p − 2)` = 1/f (0 for 0): ref10's chain, 254 squarings and 11 products.
-    @inline(__always) func inverted() -> FeX8 {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) func inverted() -> FeX8 {
         let z2 = squared()                      // 2
         let z9 = z2.squared(times: 2) * self    // 9
         let z11 = z9 * z2                       // 11
@@ -223,7 +225,7 @@ struct FeX8 {
     }
 
     /// Swaps the lanes of `a` and `b` where `mask` is all ones, keeps them where it is zero.
-    @inline(__always) static func conditionalSwap(_ a: inout FeX8, _ b: inout FeX8, _ mask: Q8) {
+    @usableFromInline @_alwaysEmitIntoClient @inline(__always) static func conditionalSwap(_ a: inout FeX8, _ b: inout FeX8, _ mask: Q8) {
         var t = qand(qxor(a.h0, b.h0), mask); a.h0 = qxor(a.h0, t); b.h0 = qxor(b.h0, t)
         t = qand(qxor(a.h1, b.h1), mask); a.h1 = qxor(a.h1, t); b.h1 = qxor(b.h1, t)
         t = qand(qxor(a.h2, b.h2), mask); a.h2 = qxor(a.h2, t); b.h2 = qxor(b.h2, t)
@@ -237,8 +239,8 @@ struct FeX8 {
     }
 }
 
-/// Eight independent X25519 scalar multiplications, one per lane (callers check the CPU features of the
-/// module they call: AVX2 here, AVX-512F and VL in RampartAccelAVX512).
+/// Eight independent X25519 scalar multiplications, one per lane: the body of the kernel tiers' entry
+/// points (`X25519Lanes8AVX2`, `X25519Lanes8AVX512`), which check the CPU features.
 public enum X25519Lanes {
     /// Words of the `points` and `result` buffers (10 limbs × 8 lanes) and of `scalars` (4 × 8).
     public static let fieldWords = 80, scalarWords = 32
@@ -252,7 +254,7 @@ public enum X25519Lanes {
     ///   reduces modulo p and encodes. It may not alias the inputs.
     ///
     /// Constant time in the scalars and the points: the same instructions for every input.
-    @inline(never)
+    @_alwaysEmitIntoClient @inline(__always)
     public static func scalarMultiply(_ result: UnsafeMutablePointer<UInt64>, _ points: UnsafePointer<UInt64>,
                                       _ scalars: UnsafePointer<UInt64>) {
         let x1 = FeX8(points)
@@ -289,17 +291,13 @@ public enum X25519Lanes {
         FeX8.conditionalSwap(&x2, &x3, mask)
         FeX8.conditionalSwap(&z2, &z3, mask)
         (x2 * z2.inverted()).store(result)
-        wipe(&x2); wipe(&z2); wipe(&x3); wipe(&z3)
+        x25519LanesWipe(&x2); x25519LanesWipe(&z2); x25519LanesWipe(&x3); x25519LanesWipe(&z3)
     }
 }
 
 /// Volatile stores of zero over a ladder variable's stack slot, so that they are not dropped as dead.
-@inline(__always) private func wipe(_ x: inout FeX8) {
-    withUnsafeMutableBytes(of: &x) { b in
-        for i in 0..<(b.count / 8) {
-            Builtin.atomicstore_monotonic_volatile_Int64((b.baseAddress! + 8 * i)._rawValue, UInt64(0)._value)
-        }
-    }
+@usableFromInline @_alwaysEmitIntoClient @inline(__always) func x25519LanesWipe(_ x: inout FeX8) {
+    withUnsafeMutableBytes(of: &x) { volatileZero($0.baseAddress!, $0.count) }
 }
 
 #endif

@@ -26,7 +26,7 @@ import RampartKernelSupport
 
 #if arch(x86_64)
 
-typealias V = SIMD4<UInt64>
+private typealias V = SIMD4<UInt64>
 
 /// Digit bits, digit mask, digits per number.
 @usableFromInline let digitBits: UInt64 = 28
@@ -35,16 +35,16 @@ let digits = 76
 /// Lanes before digit 0 in a slot, and the slot size (4 + 76 + 8).
 let pad = 4
 
-@inline(__always) func load(_ p: UnsafePointer<UInt64>, _ lane: Int) -> V {
+@inline(__always) private func load(_ p: UnsafePointer<UInt64>, _ lane: Int) -> V {
     UnsafeRawPointer(p + lane).loadUnaligned(as: V.self)
 }
 
-@inline(__always) func store(_ p: UnsafeMutablePointer<UInt64>, _ lane: Int, _ v: V) {
+@inline(__always) private func store(_ p: UnsafeMutablePointer<UInt64>, _ lane: Int, _ v: V) {
     UnsafeMutableRawPointer(p + lane).storeBytes(of: v, as: V.self)
 }
 
 /// Lane-wise product of the low 32 bits of each lane (one `vpmuludq`).
-@inline(__always) func mulLo(_ x: V, _ y: V) -> V {
+@inline(__always) private func mulLo(_ x: V, _ y: V) -> V {
     let lo = V(repeating: 0xFFFF_FFFF)
     return (x & lo) &* (y & lo)
 }

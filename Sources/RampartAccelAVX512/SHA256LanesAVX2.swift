@@ -1,1 +1,0 @@
-../RampartAccelAVX2/SHA256LanesAVX2.swift

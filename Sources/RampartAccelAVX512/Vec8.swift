@@ -1,1 +1,0 @@
-../RampartAccelAVX2/Vec8.swift

@@ -1,1 +1,0 @@
-../RampartAccelAVX2/X25519Lanes.swift
