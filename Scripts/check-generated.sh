@@ -8,7 +8,6 @@
 #
 # Generators (run them to fix a failure):
 #   python3 Scripts/gen_montgomery.py > Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.generated.swift
-#   python3 Scripts/gen_montgomery_loops.py    (both Montgomery*Loops.generated.swift files)
 #   python3 Scripts/gen_montgomery_ifma.py     (RampartAccelIFMA/MontgomeryIFMA.generated.swift)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,10 +20,6 @@ python3 Scripts/gen_montgomery.py > "$work/MontgomeryBMI2Fixed.generated.swift"
 files+=("Sources/RampartAccelBMI2/MontgomeryBMI2Fixed.generated.swift" "$work/MontgomeryBMI2Fixed.generated.swift")
 python3 Scripts/gen_montgomery_ifma.py --stdout > "$work/MontgomeryIFMA.generated.swift"
 files+=("Sources/RampartAccelIFMA/MontgomeryIFMA.generated.swift" "$work/MontgomeryIFMA.generated.swift")
-python3 Scripts/gen_montgomery_loops.py --root "$work/loops"
-while IFS= read -r path; do
-    files+=("$path" "$work/loops/$path")
-done < <(python3 Scripts/gen_montgomery_loops.py --list)
 
 stale=()
 for ((i = 0; i < ${#files[@]}; i += 2)); do

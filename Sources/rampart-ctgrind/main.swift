@@ -405,7 +405,7 @@ for bits in [256, 2048] {
     }
 }
 // A size with no unrolled kernel (24 limbs): the generic Montgomery loops (BMI2 with hardware, the
-// portable ones with RAMPART_FORCE_PORTABLE=1), rendered from Scripts/templates/montgomery_loops.swift.in.
+// portable ones with RAMPART_FORCE_PORTABLE=1): RampartKernelSupport/MontgomeryLoops.swift compiled twice.
 add("modexp-secret-exponent-1536-generic-loops") {
     var rng = SplitMix64(seed: 1536)
     let m = BigUInt(bigEndian: rng.bytes(192)) | BigUInt(1) | BigUInt(1) << 1535

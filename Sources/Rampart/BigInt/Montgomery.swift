@@ -9,8 +9,8 @@
 //
 // Implementations (Platform/Registrations.swift): `Montgomery.mul`/`square` run the `montgomery`
 // registry's implementation for the modulus's backend (mulx/adcx/adox, or the portable
-// product-scanning loops `mulPortable`/`squarePortable` of MontgomeryLoops.generated.swift, rendered
-// by Scripts/gen_montgomery_loops.py from the template that also makes the BMI2 module's loops);
+// product-scanning loops `mulPortable`/`squarePortable` of MontgomeryLoops.swift: RampartKernelSupport's
+// body, which the BMI2 module compiles as well);
 // powers modulo moduli a `modexp-ct` or `modexp-2048` kernel serves run that kernel (IFMA: constant
 // time and public; AVX2: public, 2048-bit), the others the fixed- and sliding-window loops below.
 

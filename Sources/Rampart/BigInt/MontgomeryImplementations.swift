@@ -6,7 +6,7 @@
 
 internal import RampartKernelSupport
 
-/// The product-scanning loops of MontgomeryLoops.generated.swift.
+/// The product-scanning loops of MontgomeryLoops.swift (RampartKernelSupport's body).
 enum MontgomeryPortable: MontgomeryImplementation {
     static let name = "portable"
     static let requires: KernelFeatures = []
