@@ -189,18 +189,7 @@ private struct Fe {
 
     /// `self^(p − 2)`, the inverse (zero maps to zero): 254 squarings and 11 multiplications.
     func inverted() -> Fe {
-        let z2 = squared()                      // 2
-        let z9 = z2.squared(times: 2) * self    // 9
-        let z11 = z9 * z2                       // 11
-        let z2_5_0 = z11.squared() * z9         // 2^5 − 1
-        let z2_10_0 = z2_5_0.squared(times: 5) * z2_5_0
-        let z2_20_0 = z2_10_0.squared(times: 10) * z2_10_0
-        let z2_40_0 = z2_20_0.squared(times: 20) * z2_20_0
-        let z2_50_0 = z2_40_0.squared(times: 10) * z2_10_0
-        let z2_100_0 = z2_50_0.squared(times: 50) * z2_50_0
-        let z2_200_0 = z2_100_0.squared(times: 100) * z2_100_0
-        let z2_250_0 = z2_200_0.squared(times: 50) * z2_50_0
-        return z2_250_0.squared(times: 5) * z11 // 2^255 − 21 = p − 2
+        invertedByFermat()  // the shared chain (RampartKernelSupport/Curve25519Inversion.swift)
     }
 
     /// The unique representative below p, as 32 little-endian bytes.
@@ -316,5 +305,7 @@ public enum X25519MULX: X25519Implementation {
         X25519BMI2.scalarMultiply(out, k0, k1, k2, k3, point)
     }
 }
+
+extension Fe: Curve25519Field {}
 
 #endif

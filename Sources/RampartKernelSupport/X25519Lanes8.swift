@@ -210,18 +210,7 @@ import Swift
 
     /// `f^(p − 2)` = 1/f (0 for 0): ref10's chain, 254 squarings and 11 products.
     @usableFromInline @_alwaysEmitIntoClient @inline(__always) func inverted() -> FeX8 {
-        let z2 = squared()                      // 2
-        let z9 = z2.squared(times: 2) * self    // 9
-        let z11 = z9 * z2                       // 11
-        let z2_5_0 = z11.squared() * z9         // 2^5 − 1
-        let z2_10_0 = z2_5_0.squared(times: 5) * z2_5_0
-        let z2_20_0 = z2_10_0.squared(times: 10) * z2_10_0
-        let z2_40_0 = z2_20_0.squared(times: 20) * z2_20_0
-        let z2_50_0 = z2_40_0.squared(times: 10) * z2_10_0
-        let z2_100_0 = z2_50_0.squared(times: 50) * z2_50_0
-        let z2_200_0 = z2_100_0.squared(times: 100) * z2_100_0
-        let z2_250_0 = z2_200_0.squared(times: 50) * z2_50_0
-        return z2_250_0.squared(times: 5) * z11 // 2^255 − 21 = p − 2
+        invertedByFermat()  // the shared chain (RampartKernelSupport/Curve25519Inversion.swift)
     }
 
     /// Swaps the lanes of `a` and `b` where `mask` is all ones, keeps them where it is zero.
@@ -299,5 +288,7 @@ public enum X25519Lanes {
 @usableFromInline @_alwaysEmitIntoClient @inline(__always) func x25519LanesWipe(_ x: inout FeX8) {
     withUnsafeMutableBytes(of: &x) { volatileZero($0.baseAddress!, $0.count) }
 }
+
+extension FeX8: Curve25519Field {}
 
 #endif

@@ -5,6 +5,8 @@
 // limbs go through `multipliedFullWidth` into 128-bit accumulators (a pair of UInt64); 2^255 ≡ 19
 // folds the high limbs back. No function branches on, or indexes memory by, a limb value.
 
+internal import RampartKernelSupport
+
 /// A 128-bit unsigned accumulator.
 @usableFromInline
 struct Acc128 {
@@ -193,18 +195,7 @@ struct Field25519 {
     /// `self^(p − 2)`, the inverse (zero maps to zero), by the usual addition chain: 254 squarings
     /// and 11 multiplications, independent of the value.
     func inverted() -> Field25519 {
-        let z2 = squared()                      // 2
-        let z9 = z2.squared(times: 2) * self    // 9
-        let z11 = z9 * z2                       // 11
-        let z2_5_0 = z11.squared() * z9         // 2^5 − 1
-        let z2_10_0 = z2_5_0.squared(times: 5) * z2_5_0
-        let z2_20_0 = z2_10_0.squared(times: 10) * z2_10_0
-        let z2_40_0 = z2_20_0.squared(times: 20) * z2_20_0
-        let z2_50_0 = z2_40_0.squared(times: 10) * z2_10_0
-        let z2_100_0 = z2_50_0.squared(times: 50) * z2_50_0
-        let z2_200_0 = z2_100_0.squared(times: 100) * z2_100_0
-        let z2_250_0 = z2_200_0.squared(times: 50) * z2_50_0
-        return z2_250_0.squared(times: 5) * z11 // 2^255 − 21 = p − 2
+        ChainField25519(value: self).invertedByFermat().value  // the shared chain (RampartKernelSupport/Curve25519Inversion.swift)
     }
 
     /// Fully reduced little-endian bytes (the unique representative below p).
@@ -244,4 +235,13 @@ struct Field25519 {
         t = mask & (a.l3 ^ b.l3); a.l3 ^= t; b.l3 ^= t
         t = mask & (a.l4 ^ b.l4); a.l4 ^= t; b.l4 ^= t
     }
+}
+
+/// Field25519 as the shared inversion chain sees it. A wrapper and not a conformance of Field25519
+/// itself: that type is `@usableFromInline`, and RampartKernelSupport is imported internally.
+private struct ChainField25519: Curve25519Field {
+    var value: Field25519
+    @inline(__always) static func * (a: ChainField25519, b: ChainField25519) -> ChainField25519 { ChainField25519(value: a.value * b.value) }
+    @inline(__always) func squared() -> ChainField25519 { ChainField25519(value: value.squared()) }
+    @inline(__always) func squared(times n: Int) -> ChainField25519 { ChainField25519(value: value.squared(times: n)) }
 }
