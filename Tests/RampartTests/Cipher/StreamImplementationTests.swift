@@ -6,8 +6,7 @@
 // two- and four-block runs; the XSalsa20 input block and its pair; scrypt's BlockMix), then through the
 // public API on a backend pinned to it (XSalsa20, Salsa20 streams cut at odd points, SecretBox on its
 // short and stitched paths and in pairs, scrypt's ROMix; ChaCha20 and ChaCha20-Poly1305), and its
-// self-test against the published answers. CI runs every other Salsa20 and box test once more with
-// AVX-512VL hidden.
+// self-test against the published answers.
 
 @_spi(Testing) @testable import Rampart
 internal import RampartKernelSupport

@@ -1,7 +1,7 @@
 // The kernel registry (Platform/Kernels.swift): every choice is named and listed, forcing the portable
-// path deactivates all of them, and each kernel that is active on this machine gives the same bytes as
-// the portable code (and a published answer) at sizes that reach the kernel. The vector files run every
-// case through both backends as well (Vectors/VectorFileTests.swift).
+// path deactivates all of them, and every implementation this machine runs, selected or not, gives the
+// same bytes as the portable code (and a published answer) at sizes that reach the kernel. The vector
+// files run every case through both backends as well (Vectors/VectorFileTests.swift).
 
 @_spi(Testing) @testable import Rampart
 import RampartTestSupport
@@ -18,27 +18,30 @@ private func digest<H: HashFunction>(_ h: H, _ data: [UInt8]) -> [UInt8] {
     return h.finalize().withUnsafeBytes { Array($0) }
 }
 
-/// Runs one primitive through `.hardware` and `.portable`; the results must match each other and, where
-/// given, a published answer. Sizes are chosen to reach the kernel (bulk thresholds, stitched loops).
-private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable: [[UInt8]], published: [(Int, String)]) {
-    let backends: [Backend] = [.hardware, .portable]
-    var results: [[[UInt8]]] = [[], []]
-    var published: [(Int, String)] = []
-    for (i, b) in backends.enumerated() {
-        switch primitive {
-        case "sha1":
-            results[i] = [digest(Insecure.SHA1(backend: b), Array("abc".utf8)), digest(Insecure.SHA1(backend: b), pattern(4099))]
-            published = [(0, "a9993e364706816aba3e25717850c26c9cd0d89d")]
-        case "sha256":
-            results[i] = [digest(SHA256(backend: b), Array("abc".utf8)), digest(SHA256(backend: b), pattern(4099))]
-            published = [(0, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")]
-        case "sha512":
-            results[i] = [digest(SHA512(backend: b), Array("abc".utf8)), digest(SHA512(backend: b), pattern(4099))]
-            published = [(0, "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")]
-        case "blake2b":
-            results[i] = [digest(BLAKE2b512(backend: b), Array("abc".utf8)), digest(BLAKE2b512(backend: b), pattern(4099))]
-            published = [(0, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923")]
-        case "poly1305":
+/// A primitive's probe: `run` gives the same bytes for every implementation (sizes chosen to reach the
+/// kernels: bulk thresholds, stitched loops, lane schedulers), and `published` the indices of its outputs
+/// that equal a published answer.
+private struct Probe: Sendable {
+    let published: [(Int, String)]
+    let run: @Sendable (Backend) throws -> [[UInt8]]
+}
+
+/// The probe of every registry, by its name in `Kernels.all` (the three Montgomery registries share one).
+private let probes: [String: Probe] = {
+    var table: [String: Probe] = [
+        "sha1": Probe(published: [(0, "a9993e364706816aba3e25717850c26c9cd0d89d")]) { b in
+            return [digest(Insecure.SHA1(backend: b), Array("abc".utf8)), digest(Insecure.SHA1(backend: b), pattern(4099))]
+        },
+        "sha256": Probe(published: [(0, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")]) { b in
+            return [digest(SHA256(backend: b), Array("abc".utf8)), digest(SHA256(backend: b), pattern(4099))]
+        },
+        "sha512": Probe(published: [(0, "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")]) { b in
+            return [digest(SHA512(backend: b), Array("abc".utf8)), digest(SHA512(backend: b), pattern(4099))]
+        },
+        "blake2b": Probe(published: [(0, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923")]) { b in
+            return [digest(BLAKE2b512(backend: b), Array("abc".utf8)), digest(BLAKE2b512(backend: b), pattern(4099))]
+        },
+        "poly1305": Probe(published: []) { b in
             // Runs of 16 to 536 full blocks (odd and even group counts for either kernel, with and without a tail), one
             // shot and split at an odd byte; an all-ones key and message (the largest limbs); and the
             // parts of SecretBox and ChaCha20-Poly1305 that reach the MAC without a stitched kernel (an
@@ -75,8 +78,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 try aad.withUnsafeBytes { a in try ChaChaPoly.open(m, tag: t, using: key, nonce: nb, authenticating: a) }
             } } }
             #expect(sealed == pattern(3333, 51))
-            results[i] = out
-        case "salsa20":
+            return out
+        },
+        "salsa20": Probe(published: []) { b in
             let key = SymmetricKey(data: pattern(32, 1)), nonce = pattern(24, 2), msg = pattern(3001, 3)
             var stream = [UInt8](repeating: 0, count: msg.count)
             try msg.withUnsafeBytes { m in try stream.withUnsafeMutableBytes { o in
@@ -85,8 +89,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let box = try SecretBox.seal(msg, using: key.pinned(to: b), nonce: nonce)
             let opened = try SecretBox.open(box, using: key.pinned(to: b), nonce: nonce)
             #expect(opened == msg)
-            results[i] = [stream, box]
-        case "chacha20":
+            return [stream, box]
+        },
+        "chacha20": Probe(published: [(0, "6e2e359a2568f98041ba0728dd0d6981")]) { b in
             // 3001 bytes: five 512-byte kernel groups, then the portable four-block path and a tail.
             let key = SymmetricKey(data: pattern(32, 14)).pinned(to: b), nonce = pattern(12, 15), msg = pattern(3001, 16)
             let stream = try ChaCha20.xor(msg, key: key, nonce: nonce, counter: 1)
@@ -96,9 +101,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let rfc = try ChaCha20.xor(Array("Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8),
                                        key: SymmetricKey(data: (0..<32).map { UInt8($0) }).pinned(to: b),
                                        nonce: [0, 0, 0, 0, 0, 0, 0, 0x4a, 0, 0, 0, 0], counter: 1)
-            results[i] = [Array(rfc[0..<16]), stream, box.ciphertext, box.tag]
-            published = [(0, "6e2e359a2568f98041ba0728dd0d6981")]
-        case "argon2":
+            return [Array(rfc[0..<16]), stream, box.ciphertext, box.tag]
+        },
+        "argon2": Probe(published: [(0, "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659")]) { b in
             // RFC 9106 §5.3, and a two-pass single-lane run that reaches the data-dependent addressing.
             let rfc = try Argon2id.deriveKey(password: [UInt8](repeating: 1, count: 32), salt: [UInt8](repeating: 2, count: 16),
                                              iterations: 3, memoryKiB: 32, parallelism: 4, outputByteCount: 32,
@@ -106,15 +111,14 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                                              backend: b)
             let other = try Argon2id.deriveKey(password: pattern(20, 18), salt: pattern(16, 19), iterations: 2, memoryKiB: 300,
                                                parallelism: 1, outputByteCount: 80, backend: b)
-            results[i] = [rfc.withUnsafeBytes { Array($0) }, other.withUnsafeBytes { Array($0) }]
-            published = [(0, "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659")]
-        case "aes":
+            return [rfc.withUnsafeBytes { Array($0) }, other.withUnsafeBytes { Array($0) }]
+        },
+        "aes": Probe(published: [(0, "8ea2b7ca516745bfeafc49904b496089")]) { b in  // FIPS-197 C.3
             // FIPS-197 C.3; IGE, CBC and CTR over 1 KiB; CTR and CBC decryption over sixteen-block groups
             // and a tail (4133 bytes = 258 whole blocks and 5; CBC on the 4128 whole-block bytes), in
             // place at an odd offset, and CTR across the low counter word's carry (where the VAES tier
             // hands over to AES-NI's).
             let cipher = try AES.Cipher(key: pattern(32, 4), backend: b)
-            #expect(cipher.backend == (b == .hardware && Kernels.aes.isActive ? .hardware : .portable))
             let fips = try AES.Cipher(key: (0..<32).map { UInt8($0) }, backend: b)
             let block = try fips.encrypt(block: (0..<16).map { UInt8($0 * 0x11) })
             let msg = pattern(1024, 5), iv32 = pattern(32, 6)
@@ -140,9 +144,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let whole = Array(long[0..<4128])
             let longCBC = try AES.CBC.encrypt(whole, using: cipher, iv: iv)
             #expect(try AES.CBC.decrypt(longCBC, using: cipher, iv: iv) == whole, "CBC round trip")
-            results[i] = [block, ige, cbc, ctr, longCBC] + runs
-            published = [(0, "8ea2b7ca516745bfeafc49904b496089")]  // FIPS-197 C.3
-        case "ige-sha256":
+            return [block, ige, cbc, ctr, longCBC] + runs
+        },
+        "ige-sha256": Probe(published: []) { b in
             // IGE decryption with SHA-256(prefix ‖ plaintext) (MTProto's receiver) at every block count
             // from 0 to 70 (the SHA-256 block boundary falls 32 bytes into the plaintext), against
             // decryption then SHA-256 separately; the stitched kernel runs on hardware.
@@ -171,8 +175,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 if blocks > 0 { #expect(Array(v[0..<16]) == Array(buffer.isEmpty ? [] : pattern(16 * blocks, UInt8(blocks)).suffix(16))) }
                 out.append(buffer + digest)
             }
-            results[i] = out
-        case "ige-lanes":
+            return out
+        },
+        "ige-lanes": Probe(published: []) { b in
             // 21 messages under 21 keys, 0 to 40 blocks each in a scrambled order (lanes take new jobs
             // while others are mid-message, an empty job among them, idle lanes at the end), through
             // the multi-buffer scheduler; each must equal that message alone through AES.IGE.
@@ -211,8 +216,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 #expect(iv == expectedIVs[j], "IV after message \(j)")
                 out += [got, iv]
             }
-            results[i] = out
-        case "sha256-lanes":
+            return out
+        },
+        "sha256-lanes": Probe(published: []) { b in
             // 45 jobs of 0 to 3 runs (0 to 40 blocks in all) through the lane scheduler (2 to 32 lanes,
             // jobs ending at different steps, lanes taking new jobs, idle lanes at the end), each equal
             // to its runs hashed alone; on hardware also through every lane kernel the processor can
@@ -262,14 +268,9 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             for few in [2, 5, 10, 11, 16, 17] {
                 #expect(viaJobs(b, count: few) == Array(expected[0..<few]), "\(few) jobs")
             }
-            if b == .hardware {
-                Kernels.forEachImplementation(of: "sha256-lanes") { kernel, pinned in
-                    let forced = viaJobs(pinned)
-                    for j in 0..<jobCount { #expect(forced[j] == expected[j], "job \(j), lane kernel \(kernel)") }
-                }
-            }
-            results[i] = got
-        case "ghash":
+            return got
+        },
+        "ghash": Probe(published: []) { b in
             let cipher = try AES.Cipher(key: pattern(32, 7), backend: b)
             let msg = pattern(1037, 8), aad = pattern(300, 9)
             let nonce = try AES.GCM.Nonce(data: pattern(12, 10))
@@ -286,11 +287,13 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
                 #expect(try AES.GCM.open(sealed, using: c, authenticating: longAAD) == long)
                 out += [sealed.ciphertext, Array(sealed.tag)]
             }
-            results[i] = out
-        case "montgomery", "modexp-2048", "modexp-ct":
+            return out
+        },
+        "montgomery": Probe(published: []) { b in
             // Fermat on the 2048-bit MTProto prime: 3^(p−1) ≡ 1, through both power routines; a 1088-bit
             // modulus (not the wide or IFMA kernels' size) for the generic kernel; and a 1024-bit one
-            // (the IFMA kernel's paired size) with a constant-time power.
+            // (the IFMA kernel's paired size) with a constant-time power, alone and paired with a second
+            // 1024-bit modulus (an RSA-2048 private operation's two CRT halves, interleaved on IFMA).
             let p = DiffieHellman.telegramPrime
             let mod = try Modulus(p, backend: b)
             let pm1 = try p - BigUInt(1)
@@ -300,40 +303,37 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
             let small = try Modulus(odd, backend: b)
             let base = BigUInt(bigEndian: pattern(100, 12)), exp = BigUInt(bigEndian: pattern(64, 13))
             let half = try Modulus(BigUInt(bigEndian: [0x80] + pattern(126, 14) + [1]), backend: b)
-            results[i] = [small.publicPower(base, exp).bigEndianBytes(), small.constantTimePower(base, exp).bigEndianBytes(),
-                          mod.publicPower(base, exp).bigEndianBytes(), half.constantTimePower(base, exp).bigEndianBytes()]
-        case "x25519":
+            let other = try Modulus(BigUInt(bigEndian: [0xC1] + pattern(126, 15) + [3]), backend: b)
+            let exp2 = BigUInt(bigEndian: pattern(128, 16))
+            let pair = Modulus.constantTimePowerPair(half, base: base, exponent: exp2, other, base: BigUInt(bigEndian: pattern(90, 17)), exponent: exp)
+            return [small.publicPower(base, exp).bigEndianBytes(), small.constantTimePower(base, exp).bigEndianBytes(),
+                    mod.publicPower(base, exp).bigEndianBytes(), half.constantTimePower(base, exp).bigEndianBytes(),
+                    pair.0.bigEndianBytes(), pair.1.bigEndianBytes()]
+        },
+        "x25519": Probe(published: [(0, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")]) { b in
             // RFC 7748 §5.2 vector 1, a public key from the base point, and a random pair.
             let rfc = try Curve25519.scalarMultiply(scalar: hexBytes("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
                                                     point: hexBytes("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"),
                                                     backend: b)
             let pub = try Curve25519.scalarMultiply(scalar: pattern(32, 23), point: [UInt8]?.none, backend: b)
             let shared = try Curve25519.scalarMultiply(scalar: pattern(32, 24), point: pattern(32, 25), backend: b)
-            results[i] = [rfc, pub, shared]
-            published = [(0, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")]
-        case "x25519-lanes":
+            return [rfc, pub, shared]
+        },
+        "x25519-lanes": Probe(published: [(0, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")]) { b in
             // Thirteen pairs (a full batch of eight, then five through the lanes again with three padding
-            // lanes), RFC 7748 §5.2 vector 1 among them, through the batch call; on .hardware every lane
-            // kernel as well.
+            // lanes), RFC 7748 §5.2 vector 1 among them, through the batch call.
             let k1 = hexBytes("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4")
             let u1 = hexBytes("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c")
             let scalars = [k1] + (1..<13).map { pattern(32, UInt8(30 + $0)) }
             let points = [u1] + (1..<13).map { pattern(32, UInt8(60 + $0)) }
             let got = try Curve25519.scalarMultiply(scalars: scalars, points: points, backend: b)
-            if b == .hardware {
-                for kernel in Curve25519.x25519LaneKernels {
-                    #expect(try Curve25519.scalarMultiply(scalars: scalars, points: points, backend: b, laneKernel: kernel) == got,
-                            "lane kernel \(kernel)")
-                }
-            }
-            results[i] = got
-            published = [(0, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")]
-        default:
-            Issue.record("no probe for kernel choice \(primitive): add one here")
-        }
-    }
-    return (results[0], results[1], published)
-}
+            return got
+        },
+    ]
+    table["modexp-2048"] = table["montgomery"]
+    table["modexp-ct"] = table["montgomery"]
+    return table
+}()
 
 @Suite struct KernelRegistryTests {
     @Test func everyChoiceIsNamedOnceAndListed() {
@@ -379,14 +379,27 @@ private func probe(_ primitive: String) throws -> (hardware: [[UInt8]], portable
         #expect(try SecretBox.seal(msg, using: portable, nonce: nonce) == SecretBox.seal(msg, using: key, nonce: nonce))
     }
 
+    /// Every implementation of every registry this processor runs (the selected one, the tiers below it,
+    /// the portable code) gives the portable code's bytes, and the published answers: the registry's
+    /// forEachImplementation in place of reruns with CPU features hidden.
     @Test(arguments: Kernels.all.map(\.primitive))
-    func activeKernelMatchesPortableCode(_ primitive: String) throws {
-        let r = try probe(primitive)
-        #expect(r.hardware.count == r.portable.count && !r.hardware.isEmpty)
-        for (h, p) in zip(r.hardware, r.portable) { #expect(hexString(h) == hexString(p), "\(primitive): kernel and portable code differ") }
-        for (index, answer) in r.published {
-            #expect(hexString(r.hardware[index]) == answer)
-            #expect(hexString(r.portable[index]) == answer)
+    func everyImplementationMatchesPortableCode(_ primitive: String) throws {
+        let probe = try #require(probes[primitive], "no probe for kernel choice \(primitive): add one to `probes`")
+        let reference = try probe.run(.portable)
+        #expect(!reference.isEmpty)
+        for (index, answer) in probe.published { #expect(hexString(reference[index]) == answer, "\(primitive): published answer \(index)") }
+        var names: [String] = []
+        try Kernels.forEachImplementation(of: primitive) { name, backend in
+            names.append(name)
+            let got = try probe.run(backend)
+            #expect(got.count == reference.count, "\(primitive) \(name): output count")
+            for (k, (g, r)) in zip(got, reference).enumerated() {
+                #expect(hexString(g) == hexString(r), "\(primitive): implementation \(name) and the portable code differ at output \(k)")
+            }
         }
+        // The selected implementation is among those run, and so is the portable code.
+        #expect(names.contains("portable"), "\(primitive): \(names)")
+        let selected = Kernels.all.first { $0.primitive == primitive }!.selected
+        #expect(names.contains(selected), "\(primitive): selected \(selected), ran \(names)")
     }
 }
