@@ -85,4 +85,42 @@ if [ -n "$calls" ]; then
 else
     echo "shared bodies: no kernel tier calls into RampartKernelSupport out of line"
 fi
+
+# The same for the standard library's generic specializations: the kernels' hot code must not call
+# them (each module emits its own weak copy, compiled with its own features, and the linker keeps one:
+# the eight-block Salsa20 kernels called SIMD8.lowHalf/highHalf 64 times per group, 8 % of a 256-byte
+# secretbox). One-time initializers (constant tables, feature sets) may.
+stdcalls=$(awk '/^[0-9a-f]+ </ {fn=$2; next}
+    /\tcall/ && fn ~ /^<\$s[0-9]+RampartAccel/ && fn !~ /(vpfi|WZ|requires)/ && $NF ~ /^<\$ss.*Tg/ {print fn " -> " $NF}' "$dis" || true)
+if [ -n "$stdcalls" ]; then
+    echo "ct-jumps: kernel code calls standard-library specializations out of line:" >&2
+    echo "$stdcalls" | sed 's/^/    /' >&2
+    fail=1
+else
+    echo "standard library: no kernel calls a generic specialization out of line"
+fi
+
+# And the other direction: a weak symbol that a kernel tier's object file and another module both
+# define is linked once, so portable code may run the tier's copy. Every such linked copy must use
+# baseline instructions only (no VEX/EVEX: no v-prefixed mnemonic, no ymm/zmm register).
+objs=$(dirname "$bin")
+if ls "$objs"/RampartAccel*.build/*.o > /dev/null 2>&1; then
+    tierweak=$(for o in "$objs"/RampartAccel*.build/*.o; do nm "$o" 2>/dev/null | awk '$2 == "W" {print $3}'; done | sort -u)
+    otherweak=$(for o in "$objs"/*.build/*.o; do case "$o" in */RampartAccel*) continue;; esac
+        nm "$o" 2>/dev/null | awk '$2 == "W" {print $3}'; done | sort -u)
+    shared=$(comm -12 <(echo "$tierweak") <(echo "$otherweak"))
+    bad=""
+    for sym in $shared; do
+        body=$(awk -v f="<$sym>:" '$2 == f {on=1; next} on && /^$/ {exit} on' "$dis")
+        if echo "$body" | grep -qE $'\tv[a-z]|%[yz]mm'; then bad="$bad $sym"; fi
+    done
+    if [ -n "$bad" ]; then
+        echo "ct-jumps: weak symbols shared by a kernel tier and portable code were linked with vector-extension code:$bad" >&2
+        fail=1
+    else
+        echo "weak symbols: $(echo "$shared" | grep -c . || true) shared between kernel tiers and other modules, every linked copy baseline code"
+    fi
+else
+    echo "weak symbols: no object files beside $bin, not checked"
+fi
 exit $fail

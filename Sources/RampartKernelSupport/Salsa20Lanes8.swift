@@ -156,14 +156,15 @@ func quad(_ a: W8, _ b: W8, _ c: W8, _ d: W8, _ q: Int, _ src: UnsafeRawPointer,
     let u1 = W8(t0[2], t0[3], t2[2], t2[3], t0[6], t0[7], t2[6], t2[7])
     let u2 = W8(t1[0], t1[1], t3[0], t3[1], t1[4], t1[5], t3[4], t3[5])
     let u3 = W8(t1[2], t1[3], t3[2], t3[3], t1[6], t1[7], t3[6], t3[7])
-    xor16(src, dst, 16 * q, u0.lowHalf)
-    xor16(src, dst, 64 + 16 * q, u1.lowHalf)
-    xor16(src, dst, 128 + 16 * q, u2.lowHalf)
-    xor16(src, dst, 192 + 16 * q, u3.lowHalf)
-    xor16(src, dst, 256 + 16 * q, u0.highHalf)
-    xor16(src, dst, 320 + 16 * q, u1.highHalf)
-    xor16(src, dst, 384 + 16 * q, u2.highHalf)
-    xor16(src, dst, 448 + 16 * q, u3.highHalf)
+    let h0 = halves8(u0), h1 = halves8(u1), h2 = halves8(u2), h3 = halves8(u3)
+    xor16(src, dst, 16 * q, h0.low)
+    xor16(src, dst, 64 + 16 * q, h1.low)
+    xor16(src, dst, 128 + 16 * q, h2.low)
+    xor16(src, dst, 192 + 16 * q, h3.low)
+    xor16(src, dst, 256 + 16 * q, h0.high)
+    xor16(src, dst, 320 + 16 * q, h1.high)
+    xor16(src, dst, 384 + 16 * q, h2.high)
+    xor16(src, dst, 448 + 16 * q, h3.high)
 }
 
 /// Feed-forward addition, transposition, and `dst[0..<512] = src[0..<512] ^ keystream`.

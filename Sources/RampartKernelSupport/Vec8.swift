@@ -40,6 +40,13 @@ public typealias V8 = Builtin.Vec8xInt32
 @_alwaysEmitIntoClient @_transparent public func vector8(_ v: SIMD8<UInt32>) -> V8 { unsafeBitCast(v, to: V8.self) }
 @_alwaysEmitIntoClient @_transparent public func simd8(_ v: V8) -> SIMD8<UInt32> { unsafeBitCast(v, to: SIMD8<UInt32>.self) }
 
+/// The low and high 128-bit halves of eight lanes. The stdlib's `lowHalf`/`highHalf` stayed out-of-line
+/// calls in the eight-block Salsa20 kernels' transposes (64 calls per 512-byte group, to whichever
+/// module's copy of the specialization the linker kept: code compiled for another tier).
+@_alwaysEmitIntoClient @_transparent public func halves8(_ v: SIMD8<UInt32>) -> (low: SIMD4<UInt32>, high: SIMD4<UInt32>) {
+    unsafeBitCast(v, to: (SIMD4<UInt32>, SIMD4<UInt32>).self)
+}
+
 /// Zeroes `bytes` bytes (a multiple of 8) at `p` with volatile stores, which the optimizer cannot
 /// remove as dead: the kernels' stack tables hold message schedules and ladder variables.
 @_alwaysEmitIntoClient @_transparent public func volatileZero(_ p: UnsafeMutableRawPointer, _ bytes: Int) {
