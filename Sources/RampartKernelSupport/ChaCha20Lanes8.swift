@@ -17,11 +17,6 @@ import Swift
 
 #if arch(x86_64)
 
-/// `x <<< n` by shifts.
-@usableFromInline @_alwaysEmitIntoClient @_transparent func crotl(_ x: V, _ n: UInt32) -> V {
-    xor8(Builtin.shl_Vec8xInt32(x, splat8(n)), Builtin.lshr_Vec8xInt32(x, splat8(32 &- n)))
-}
-
 /// A byte permutation, the caller's `vpshufb`: the bytes of each 128-bit half of a vector chosen by
 /// the indices in the mask's bytes (the kernel tiers' `shuffle8`).
 public typealias ChaCha20ShuffleBytes = (Builtin.Vec8xInt32, SIMD4<UInt64>) -> Builtin.Vec8xInt32
@@ -54,11 +49,11 @@ func cqr2(_ a0: inout V, _ b0: inout V, _ c0: inout V, _ d0: inout V,
     a0 = add8(a0, b0); a1 = add8(a1, b1)
     d0 = cshuffle(xor8(d0, a0), m16, shuffleBytes); d1 = cshuffle(xor8(d1, a1), m16, shuffleBytes)
     c0 = add8(c0, d0); c1 = add8(c1, d1)
-    b0 = crotl(xor8(b0, c0), 12); b1 = crotl(xor8(b1, c1), 12)
+    b0 = rotl8(xor8(b0, c0), 12); b1 = rotl8(xor8(b1, c1), 12)
     a0 = add8(a0, b0); a1 = add8(a1, b1)
     d0 = cshuffle(xor8(d0, a0), m8, shuffleBytes); d1 = cshuffle(xor8(d1, a1), m8, shuffleBytes)
     c0 = add8(c0, d0); c1 = add8(c1, d1)
-    b0 = crotl(xor8(b0, c0), 7); b1 = crotl(xor8(b1, c1), 7)
+    b0 = rotl8(xor8(b0, c0), 7); b1 = rotl8(xor8(b1, c1), 7)
 }
 
 /// One ChaCha double round (column round, then diagonal round) on eight blocks.
