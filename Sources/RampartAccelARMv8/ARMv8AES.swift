@@ -1,10 +1,10 @@
 // AES and GHASH with the ARMv8 cryptography extensions (aese/aesd/aesmc/aesimc, pmull), arm64 only.
 //
-// STATUS: compiled for arm64 by arm64 toolchains only. On the x86_64 machines this project is
-// developed and measured on, this file is type-checked and lowered to SIL (with
-// `-D RAMPART_TYPECHECK_ARM64`: `swiftc -typecheck` of this module and of Rampart with that flag)
-// but never compiled to machine code nor run. The portable path stays the reference; run
-// `rampart vectors` on an arm64 machine before relying on this file.
+// STATUS: on the x86_64 machines this project is developed on, Scripts/arm64-kernels.sh (a CI step)
+// compiles this file to arm64 machine code, checks its object code (the instructions present, the
+// conditional branches on public counts only) and runs every entry point under qemu-aarch64 against
+// FIPS 197, SP 800-38A, the GCM specification's test case 3 and an independent AES and GHASH (701
+// cases). Not measured: its speed on Apple silicon. The registry's self-test guards it at run time.
 //
 // Same conventions as the AES-NI kernels: FIPS-197 round keys (rounds + 1 of 16 bytes), decryption
 // keys in the "equivalent inverse cipher" form, whole buffers per call, in place allowed.

@@ -1,0 +1,46 @@
+// Thin C entry points to the arm64 kernels, for Scripts/arm64-kernels.sh: compiled with the kernels to
+// arm64 machine code (no Swift runtime: the kernels call none) and linked with driver.c, then run
+// under qemu-aarch64. Not part of any product.
+
+import Swift
+import RampartAccelARMv8
+
+/// Runs one case. `op`: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC encrypt, 4 CBC decrypt, 5 IGE
+/// encrypt, 6 IGE decrypt (`iv`: the 32-byte IGE vector), 7 GHASH (`key`: H, `state`: 16 bytes in and
+/// out), 8 GCM encrypt, 9 GCM decrypt (`iv`: the 16-byte counter block, `state`: the GHASH state in and
+/// out). `iv` is updated as the kernels leave it. Returns the rounds (0 for a bad key length).
+@_cdecl("rampart_arm64_case")
+public func rampartARM64Case(_ op: Int, _ key: UnsafeRawPointer, _ keyLength: Int, _ iv: UnsafeMutableRawPointer,
+                             _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int,
+                             _ state: UnsafeMutableRawPointer, _ schedule: UnsafeMutableRawPointer) -> Int {
+    if op == 7 {
+        armGHASHPrecompute(key, schedule)
+        armGHASHBlocks(UnsafeRawPointer(schedule), state, input, blocks)
+        return 1
+    }
+    let rounds = armExpandKey(key, keyLength, schedule, schedule + 256)
+    guard rounds > 0 else { return 0 }
+    let enc = UnsafeRawPointer(schedule), dec = UnsafeRawPointer(schedule + 256)
+    switch op {
+    case 0: armEncryptECB(enc, rounds, input, output, blocks)
+    case 1: armDecryptECB(dec, rounds, input, output, blocks)
+    case 2: armCTR(enc, rounds, iv, input, output, blocks)
+    case 3: armCBCEncrypt(enc, rounds, iv, input, output, blocks)
+    case 4: armCBCDecrypt(dec, rounds, iv, input, output, blocks)
+    case 5: armIGEEncrypt(enc, rounds, iv, input, output, blocks)
+    case 6: armIGEDecrypt(dec, rounds, iv, input, output, blocks)
+    case 8, 9:
+        // The hash key H = E(K, 0) through the ECB kernel, then the GCM kernel.
+        let zero = schedule + 512, table = schedule + 528
+        for i in 0..<16 { zero.storeBytes(of: 0, toByteOffset: i, as: UInt8.self) }
+        armEncryptECB(enc, rounds, UnsafeRawPointer(zero), zero, 1)
+        armGHASHPrecompute(UnsafeRawPointer(zero), table)
+        if op == 8 {
+            armGCMEncrypt(enc, rounds, UnsafeRawPointer(table), iv, state, input, output, blocks)
+        } else {
+            armGCMDecrypt(enc, rounds, UnsafeRawPointer(table), iv, state, input, output, blocks)
+        }
+    default: return 0
+    }
+    return rounds
+}
