@@ -42,8 +42,12 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
     public var armAES = false
     /// arm64 64-bit polynomial multiply (`pmull`).
     public var armPMULL = false
-    /// arm64 SHA-1/SHA-256 instructions.
+    /// arm64 SHA-1 instructions (`sha1c`, `sha1p`, `sha1m`, `sha1h`, `sha1su0`, `sha1su1`).
+    public var armSHA1 = false
+    /// arm64 SHA-256 instructions (`sha256h`, `sha256h2`, `sha256su0`, `sha256su1`).
     public var armSHA2 = false
+    /// arm64 SHA-512 instructions of ARMv8.2 (`sha512h`, `sha512h2`, `sha512su0`, `sha512su1`).
+    public var armSHA512 = false
 
     public init() {}
 
@@ -52,7 +56,8 @@ public struct CPUFeatures: Sendable, Equatable, CustomStringConvertible {
         ("sha", \.sha), ("aes", \.aes), ("pclmulqdq", \.pclmul), ("ssse3", \.ssse3), ("sse4.1", \.sse41),
         ("avx2", \.avx2), ("bmi2", \.bmi2), ("adx", \.adx), ("vaes", \.vaes), ("vpclmulqdq", \.vpclmulqdq),
         ("avx512vl", \.avx512vl), ("avx512ifma", \.avx512ifma),
-        ("arm-aes", \.armAES), ("arm-pmull", \.armPMULL), ("arm-sha2", \.armSHA2),
+        ("arm-aes", \.armAES), ("arm-pmull", \.armPMULL), ("arm-sha1", \.armSHA1), ("arm-sha2", \.armSHA2),
+        ("arm-sha512", \.armSHA512),
     ]
 
     /// The names of the features that are present, in a fixed order.
@@ -221,35 +226,70 @@ public enum CPU {
         f.avx512vl = f.avx2 && set.contains("avx512f") && set.contains("avx512vl")
         f.avx512ifma = f.avx512vl && f.bmi2 && f.adx && set.contains("avx512ifma")
         #elseif arch(arm64)
-        guard let flags = cpuinfoField("Features") else { return f }
-        let set = Set(flags.split(separator: " ").map(String.init))
-        f.armAES = set.contains("aes")
-        f.armPMULL = set.contains("pmull")
-        f.armSHA2 = set.contains("sha2")
+        f = CPUFeatures(linuxHWCAP: linuxAuxiliaryValue(linuxAT_HWCAP), hwcap2: linuxAuxiliaryValue(linuxAT_HWCAP2))
         #endif
         #elseif canImport(Darwin)
-        #if arch(arm64)
-        // Every Apple arm64 processor has the ARMv8 cryptography extensions.
-        f.armAES = true
-        f.armPMULL = true
-        f.armSHA2 = true
-        #elseif arch(x86_64)
-        func has(_ name: String) -> Bool {
+        func has(_ name: String) -> Bool? {
             var v: Int32 = 0
             var size = MemoryLayout<Int32>.size
-            return sysctlbyname(name, &v, &size, nil, 0) == 0 && v != 0
+            return sysctlbyname(name, &v, &size, nil, 0) == 0 ? v != 0 : nil
         }
-        f.aes = has("hw.optional.aes")
-        f.ssse3 = has("hw.optional.supplementalsse3")
-        f.sse41 = has("hw.optional.sse4_1")
-        f.avx2 = has("hw.optional.avx2_0") && has("hw.optional.bmi1") && has("hw.optional.bmi2")
-        f.bmi2 = has("hw.optional.bmi2")
+        #if arch(arm64)
+        f = CPUFeatures(appleSysctl: has)
+        #elseif arch(x86_64)
+        func present(_ name: String) -> Bool { has(name) ?? false }
+        f.aes = present("hw.optional.aes")
+        f.ssse3 = present("hw.optional.supplementalsse3")
+        f.sse41 = present("hw.optional.sse4_1")
+        f.avx2 = present("hw.optional.avx2_0") && present("hw.optional.bmi1") && present("hw.optional.bmi2")
+        f.bmi2 = present("hw.optional.bmi2")
         f.pclmul = f.aes  // every Mac with AES-NI has PCLMULQDQ
-        f.avx512vl = f.avx2 && has("hw.optional.avx512f") && has("hw.optional.avx512vl")
-        f.avx512ifma = f.avx512vl && f.bmi2 && has("hw.optional.adx") && has("hw.optional.avx512ifma")
+        f.avx512vl = f.avx2 && present("hw.optional.avx512f") && present("hw.optional.avx512vl")
+        f.avx512ifma = f.avx512vl && f.bmi2 && present("hw.optional.adx") && present("hw.optional.avx512ifma")
         #endif
         #endif
         return f
+    }
+}
+
+// MARK: - arm64 feature decoding (pure, so that the tests check it on any machine)
+
+/// `getauxval`'s keys for the hardware capability words (Linux `<elf.h>`: AT_HWCAP 16, AT_HWCAP2 26).
+let linuxAT_HWCAP: UInt = 16, linuxAT_HWCAP2: UInt = 26
+
+#if os(Linux)
+@_silgen_name("getauxval") private func c_getauxval(_ type: UInt) -> UInt
+
+/// The auxiliary vector's value for `key` (0 when absent).
+func linuxAuxiliaryValue(_ key: UInt) -> UInt64 { UInt64(c_getauxval(key)) }
+#endif
+
+extension CPUFeatures {
+    /// The arm64 features in Linux's hardware capability words (`getauxval(AT_HWCAP)` and
+    /// `AT_HWCAP2`; bits from the kernel's `arch/arm64/include/uapi/asm/hwcap.h`: HWCAP_AES 1 << 3,
+    /// HWCAP_PMULL 1 << 4, HWCAP_SHA1 1 << 5, HWCAP_SHA2 1 << 6, HWCAP_SHA512 1 << 21). AT_HWCAP2 carries
+    /// none of the features the kernels use today; it is read so that later ones can be added here.
+    init(linuxHWCAP hwcap: UInt64, hwcap2: UInt64) {
+        self.init()
+        armAES = hwcap & (1 << 3) != 0
+        armPMULL = hwcap & (1 << 4) != 0
+        armSHA1 = hwcap & (1 << 5) != 0
+        armSHA2 = hwcap & (1 << 6) != 0
+        armSHA512 = hwcap & (1 << 21) != 0
+        _ = hwcap2
+    }
+
+    /// The arm64 features Apple's `sysctlbyname` reports (`hw.optional.arm.FEAT_AES`, `FEAT_PMULL`,
+    /// `FEAT_SHA1`, `FEAT_SHA256`, `FEAT_SHA512`: 1 or 0; nil when the name is unknown, as on macOS and iOS
+    /// before 12 and 15). Every Apple arm64 processor has AES, PMULL, SHA-1 and SHA-256, so an unknown
+    /// name counts as present for those four and absent for SHA-512.
+    init(appleSysctl has: (String) -> Bool?) {
+        self.init()
+        armAES = has("hw.optional.arm.FEAT_AES") ?? true
+        armPMULL = has("hw.optional.arm.FEAT_PMULL") ?? true
+        armSHA1 = has("hw.optional.arm.FEAT_SHA1") ?? true
+        armSHA2 = has("hw.optional.arm.FEAT_SHA256") ?? true
+        armSHA512 = has("hw.optional.arm.FEAT_SHA512") ?? false
     }
 }
 

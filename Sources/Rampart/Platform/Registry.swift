@@ -203,8 +203,10 @@ func threadCPUNanoseconds() -> UInt64 {
 
 extension CPU {
     /// ``features`` as the kernels declare their needs.
-    static let kernelFeatures: KernelFeatures = {
-        let f = features
+    static let kernelFeatures: KernelFeatures = kernelFeatures(of: features)
+
+    /// `f` as the kernels declare their needs.
+    static func kernelFeatures(of f: CPUFeatures) -> KernelFeatures {
         var k: KernelFeatures = []
         if f.sha { k.insert(.sha) }
         if f.aes { k.insert(.aes) }
@@ -221,6 +223,7 @@ extension CPU {
         if f.armAES { k.insert(.armAES) }
         if f.armPMULL { k.insert(.armPMULL) }
         if f.armSHA2 { k.insert(.armSHA2) }
+        if f.armSHA512 { k.insert(.armSHA512) }
         return k
-    }()
+    }
 }
