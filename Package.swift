@@ -82,6 +82,13 @@ let package = Package(
             path: "Sources/RampartAccelARMv8",
             swiftSettings: kernelFlags(["+aes"])
         ),
+        // SHA-1 and SHA-256 with the ARMv8 SHA instructions (empty on x86_64).
+        .target(
+            name: "RampartAccelARMv8SHA",
+            dependencies: ["RampartKernelSupport"],
+            path: "Sources/RampartAccelARMv8SHA",
+            swiftSettings: kernelFlags(["+sha2"])
+        ),
         .target(
             name: "RampartAccelBMI2",
             dependencies: ["RampartBarrier", "RampartKernelSupport"],
@@ -139,7 +146,7 @@ let package = Package(
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8",
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8", "RampartAccelARMv8SHA",
                            "RampartAccelBMI2", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport", "RampartEncoding"],
             path: "Sources/Rampart"

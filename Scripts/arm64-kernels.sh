@@ -50,14 +50,15 @@ compile() {
 compile RampartBarrier "" Sources/RampartBarrier/*.swift
 compile RampartKernelSupport "" Sources/RampartKernelSupport/*.swift
 compile RampartAccelARMv8 "+aes" Sources/RampartAccelARMv8/*.swift
-compile RampartARM64Shims "+aes" Scripts/arm64/shims.swift
-echo "arm64 object files: $(cd "$work" && ls RampartBarrier.o RampartKernelSupport.o RampartAccelARMv8.o | tr '\n' ' ')"
+compile RampartAccelARMv8SHA "+sha2" Sources/RampartAccelARMv8SHA/*.swift
+compile RampartARM64Shims "+aes +sha2" Scripts/arm64/shims.swift
+echo "arm64 object files: $(cd "$work" && ls RampartBarrier.o RampartKernelSupport.o RampartAccelARMv8.o RampartAccelARMv8SHA.o | tr '\n' ' ')"
 
 # 3. Object code. For each entry point: the instructions it must contain, and the reviewed number of
 # conditional branches (b.cond, cbz/cbnz, tbz/tbnz), every one on a public count (blocks, rounds, the
 # four-block loops, the CTR counter's carry out of its low word).
-dis="$work/RampartAccelARMv8.dis"
-aarch64-linux-gnu-objdump -d --no-show-raw-insn "$work/RampartAccelARMv8.o" > "$dis"
+dis="$work/kernels.dis"
+aarch64-linux-gnu-objdump -d --no-show-raw-insn "$work/RampartAccelARMv8.o" "$work/RampartAccelARMv8SHA.o" > "$dis"
 fail=0
 # Reviewed 2026-12-07 (Swift 6.3.1): besides the loops over blocks and rounds, the branches are the
 # optimizer's overflow traps (b.vs after a subtraction, b.cc after the check that 16·i fits: lsr #60)
@@ -75,6 +76,7 @@ checks=(
     "14armGHASHBlocks:pmull pmull2:4"
     "13armGCMEncrypt:aese pmull pmull2:20"
     "13armGCMDecrypt:aese pmull pmull2:20"
+    "15armSHA256Blocks:sha256h sha256h2 sha256su0 sha256su1 rev32:2"
 )
 for c in "${checks[@]}"; do
     IFS=: read -r sym need reviewed <<< "$c"
@@ -84,17 +86,19 @@ for c in "${checks[@]}"; do
         if ! echo "$body" | grep -qE $'\t'"$insn"$'[ \t]'; then echo "arm64-kernels: $sym has no $insn" >&2; fail=1; fi
     done
     n=$(echo "$body" | grep -cE $'\t(b\\.[a-z]+|cbn?z|tbn?z)[ \t]' || true)
-    crypto=$(echo "$body" | grep -cE $'\t(aese|aesd|aesmc|aesimc|pmull2?)[ \t]' || true)
+    crypto=$(echo "$body" | grep -cE $'\t(aese|aesd|aesmc|aesimc|pmull2?|sha1[a-z0-9]+|sha256[a-z0-9]+|sha512[a-z0-9]+)[ \t]' || true)
     echo "  $sym: $crypto cryptography instructions, $n conditional branches (reviewed: $reviewed)"
     if [ "$n" -gt "$reviewed" ]; then echo "arm64-kernels: $sym has $n conditional branches, $reviewed reviewed: a new branch to review" >&2; fail=1; fi
 done
-# Calls: only the two trap entry points and the feature-set constants of the registry conformances.
-calls=$(awk '/\tbl\t/ {print $NF}' "$dis" | sort -u | grep -vE '_assertionFailure|_fatalErrorMessage|FeaturesV(6armAES|8armPMULL)ACvau' || true)
+# Calls: only the two trap entry points, and in the registry conformances (not run here) the
+# feature-set constants and the round-constant table.
+calls=$(awk '/\tbl\t/ {print $NF}' "$dis" | sort -u |
+    grep -vE '_assertionFailure|_fatalErrorMessage|FeaturesV(6armAES|8armPMULL|7armSHA2)ACvau|sha256RoundConstantsSays6UInt32VGvau' || true)
 if [ -n "$calls" ]; then echo "arm64-kernels: the kernels call into the runtime or the library: $calls" >&2; fail=1; fi
 
 # 4. Link with the C driver (undefined symbols stubbed to abort: type metadata and protocol
 # descriptors of the registry's conformances, never touched by the entry points) and run.
-objs=("$work/RampartARM64Shims.o" "$work/RampartAccelARMv8.o" "$work/RampartKernelSupport.o" "$work/RampartBarrier.o")
+objs=("$work/RampartARM64Shims.o" "$work/RampartAccelARMv8.o" "$work/RampartAccelARMv8SHA.o" "$work/RampartKernelSupport.o" "$work/RampartBarrier.o")
 defined=$(for o in "${objs[@]}"; do aarch64-linux-gnu-nm --defined-only "$o" | awk '{print $3}'; done | sort -u)
 undefined=$(for o in "${objs[@]}"; do aarch64-linux-gnu-nm -u "$o" | awk '{print $2}'; done | sort -u)
 {

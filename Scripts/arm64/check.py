@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Runs the arm64 kernels (driver built by Scripts/arm64-kernels.sh) under qemu-aarch64 against the
 published vectors (FIPS 197 C.1-C.3, NIST SP 800-38A F.2.1 and F.5.1, the GCM specification's test
-case 3) and against an independent AES and GHASH written here in Python (random keys, IVs and sizes of
-0 to 67 blocks, in every mode the kernels implement). Standard library only.
+case 3, FIPS 180-4's SHA-256 examples) and against an independent AES and GHASH written here in Python
+(random keys, IVs and sizes of 0 to 67 blocks, in every mode the kernels implement) and hashlib's
+SHA-256. Standard library only.
 
   python3 Scripts/arm64/check.py DRIVER [QEMU]
 """
+import hashlib
 import random
 import subprocess
 import sys
@@ -123,6 +125,17 @@ def ghash(h, state, data):
         y = gf_mul(y ^ int.from_bytes(b, "big"), hi)
     return y.to_bytes(16, "big")
 
+SHA256_K = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2]
+SHA256_IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+
 # --- cases --------------------------------------------------------------------------------------
 
 def h(b):
@@ -202,6 +215,22 @@ def main():
             cases.append((f"GCM open, {tag}", f"9 {key.hex()} {cnt.hex()} {st.hex()} {h(c)}", data, after, ghash(hk, st, c)))
             cases.append((f"GHASH, {n} blocks", f"7 {hk.hex()} - {st.hex()} {h(data)}", b"", b"", ghash(hk, st, data)))
 
+    # SHA-256 (FIPS 180-4 §6.2): the kernel compresses the padded message from the initial value; the
+    # state it leaves, in big-endian bytes, is the digest. The examples of FIPS 180-4 (via the NIST
+    # example documents) and random messages against Python's hashlib.
+    def sha256_case(label, message, digest):
+        padded = message + b"\x80" + bytes((55 - len(message)) % 64) + (8 * len(message)).to_bytes(8, "big")
+        k = b"".join(w.to_bytes(4, "little") for w in SHA256_K)
+        iv = b"".join(w.to_bytes(4, "little") for w in SHA256_IV)
+        want = b"".join(int.from_bytes(digest[i:i + 4], "big").to_bytes(4, "little") for i in range(0, 32, 4))
+        cases.append((label, f"10 {k.hex()} - {iv.hex()} {padded.hex()}", b"", b"", want))
+    sha256_case("SHA-256 FIPS 180-4 abc", b"abc", bytes.fromhex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+    sha256_case("SHA-256 FIPS 180-4 two blocks", b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                bytes.fromhex("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"))
+    for n in list(range(0, 130)) + [447, 1000, 4099]:
+        m = bytes(rng.getrandbits(8) for _ in range(n))
+        sha256_case(f"SHA-256 of {n} random bytes", m, hashlib.sha256(m).digest())
+
     stdin = "".join(line + "\n" for _, line, _, _, _ in cases)
     run = subprocess.run([qemu, "-cpu", "max", driver], input=stdin, capture_output=True, text=True)
     if run.returncode != 0:
@@ -218,7 +247,7 @@ def main():
         if got[0] != want[0] or got[1] != want[1] or (want[2] is not None and got[2] != want[2]):
             failures += 1
             if failures <= 10:
-                for name, g, w in zip(("output", "iv/counter", "GHASH state"), got, want):
+                for name, g, w in zip(("output", "iv/counter", "state (GHASH or SHA-256)"), got, want):
                     if w is not None and g != w:
                         at = next((i // 2 for i in range(0, min(len(g), len(w)), 2) if g[i:i + 2] != w[i:i + 2]), min(len(g), len(w)) // 2)
                         print(f"arm64 kernels: {label}: {name} differs from byte {at} "
@@ -228,7 +257,8 @@ def main():
         print(f"arm64 kernels: {failures} of {len(cases)} cases failed", file=sys.stderr)
         return 1
     print(f"arm64 kernels under qemu-aarch64: {len(cases)} cases passed (FIPS 197 C.1-C.3, SP 800-38A F.2.1/F.2.2/F.5.1, "
-          f"GCM test case 3 with its tag, and random ECB/CTR/CBC/IGE/GCM/GHASH cases against an independent AES)")
+          f"GCM test case 3 with its tag, FIPS 180-4's SHA-256 examples, random ECB/CTR/CBC/IGE/GCM/GHASH cases against "
+          f"an independent AES and random SHA-256 messages against hashlib)")
     return 0
 
 if __name__ == "__main__":

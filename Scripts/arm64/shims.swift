@@ -4,15 +4,23 @@
 
 import Swift
 import RampartAccelARMv8
+import RampartAccelARMv8SHA
 
 /// Runs one case. `op`: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC encrypt, 4 CBC decrypt, 5 IGE
 /// encrypt, 6 IGE decrypt (`iv`: the 32-byte IGE vector), 7 GHASH (`key`: H, `state`: 16 bytes in and
 /// out), 8 GCM encrypt, 9 GCM decrypt (`iv`: the 16-byte counter block, `state`: the GHASH state in and
-/// out). `iv` is updated as the kernels leave it. Returns the rounds (0 for a bad key length).
+/// out). 10: SHA-256 of whole blocks (`key`: the 64 round constants, little-endian words; `state`: 32
+/// bytes, the state words in and out). `iv` is updated as the kernels leave it. Returns the rounds (0 for a bad key length).
 @_cdecl("rampart_arm64_case")
 public func rampartARM64Case(_ op: Int, _ key: UnsafeRawPointer, _ keyLength: Int, _ iv: UnsafeMutableRawPointer,
                              _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int,
                              _ state: UnsafeMutableRawPointer, _ schedule: UnsafeMutableRawPointer) -> Int {
+    if op == 10 {
+        // SHA-256 of whole 64-byte blocks (`blocks` counts 16-byte units): `state` holds the eight words (host order) in and out, `key` the 64
+        // round constants.
+        armSHA256Blocks(state.assumingMemoryBound(to: UInt32.self), input, blocks / 4, key.assumingMemoryBound(to: UInt32.self))
+        return 1
+    }
     if op == 7 {
         armGHASHPrecompute(key, schedule)
         armGHASHBlocks(UnsafeRawPointer(schedule), state, input, blocks)

@@ -17,6 +17,7 @@ internal import RampartAccelAESSHA
 internal import RampartAccelIFMA
 #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
 internal import RampartAccelARMv8
+internal import RampartAccelARMv8SHA
 #endif
 
 /// The registries, each made (and its candidates self-tested) at its first use.
@@ -142,6 +143,8 @@ enum Registries {
     static var sha256Candidates: [any SHA256Implementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
         return [SHA256NI.self, SHA256AVX2.self, SHA256Portable.self]
+        #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
+        return [ARMv8SHA256.self, SHA256Portable.self]
         #else
         return [SHA256Portable.self]
         #endif

@@ -1,0 +1,17 @@
+// The ARMv8 SHA kernels of this tier as the registry sees them.
+
+import Swift
+import RampartKernelSupport
+
+#if arch(arm64) || RAMPART_TYPECHECK_ARM64
+
+/// SHA-256 on the ARMv8 SHA-256 instructions.
+public enum ARMv8SHA256: SHA256Implementation {
+    public static var name: String { "armv8-sha2" }
+    public static var requires: KernelFeatures { [.armSHA2] }
+    public static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int) {
+        sha256RoundConstants.withUnsafeBufferPointer { armSHA256Blocks(state, data, count, $0.baseAddress!) }
+    }
+}
+
+#endif
