@@ -77,6 +77,7 @@ checks=(
     "13armGCMEncrypt:aese pmull pmull2:20"
     "13armGCMDecrypt:aese pmull pmull2:20"
     "15armSHA256Blocks:sha256h sha256h2 sha256su0 sha256su1 rev32:2"
+    "13armSHA1Blocks:sha1c sha1p sha1m sha1h sha1su0 sha1su1 rev32:2"
 )
 for c in "${checks[@]}"; do
     IFS=: read -r sym need reviewed <<< "$c"

@@ -231,6 +231,19 @@ def main():
         m = bytes(rng.getrandbits(8) for _ in range(n))
         sha256_case(f"SHA-256 of {n} random bytes", m, hashlib.sha256(m).digest())
 
+    # SHA-1 likewise (FIPS 180-4 §6.1).
+    def sha1_case(label, message, digest):
+        padded = message + b"\x80" + bytes((55 - len(message)) % 64) + (8 * len(message)).to_bytes(8, "big")
+        iv = b"".join(w.to_bytes(4, "little") for w in (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0))
+        want = b"".join(int.from_bytes(digest[i:i + 4], "big").to_bytes(4, "little") for i in range(0, 20, 4))
+        cases.append((label, f"11 - - {iv.hex()} {padded.hex()}", b"", b"", want))
+    sha1_case("SHA-1 FIPS 180-4 abc", b"abc", bytes.fromhex("a9993e364706816aba3e25717850c26c9cd0d89d"))
+    sha1_case("SHA-1 FIPS 180-4 two blocks", b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+              bytes.fromhex("84983e441c3bd26ebaae4aa1f95129e5e54670f1"))
+    for n in list(range(0, 130)) + [447, 1000, 4099]:
+        m = bytes(rng.getrandbits(8) for _ in range(n))
+        sha1_case(f"SHA-1 of {n} random bytes", m, hashlib.sha1(m).digest())
+
     stdin = "".join(line + "\n" for _, line, _, _, _ in cases)
     run = subprocess.run([qemu, "-cpu", "max", driver], input=stdin, capture_output=True, text=True)
     if run.returncode != 0:
@@ -247,7 +260,7 @@ def main():
         if got[0] != want[0] or got[1] != want[1] or (want[2] is not None and got[2] != want[2]):
             failures += 1
             if failures <= 10:
-                for name, g, w in zip(("output", "iv/counter", "state (GHASH or SHA-256)"), got, want):
+                for name, g, w in zip(("output", "iv/counter", "state (GHASH, SHA-1 or SHA-256)"), got, want):
                     if w is not None and g != w:
                         at = next((i // 2 for i in range(0, min(len(g), len(w)), 2) if g[i:i + 2] != w[i:i + 2]), min(len(g), len(w)) // 2)
                         print(f"arm64 kernels: {label}: {name} differs from byte {at} "
@@ -257,8 +270,8 @@ def main():
         print(f"arm64 kernels: {failures} of {len(cases)} cases failed", file=sys.stderr)
         return 1
     print(f"arm64 kernels under qemu-aarch64: {len(cases)} cases passed (FIPS 197 C.1-C.3, SP 800-38A F.2.1/F.2.2/F.5.1, "
-          f"GCM test case 3 with its tag, FIPS 180-4's SHA-256 examples, random ECB/CTR/CBC/IGE/GCM/GHASH cases against "
-          f"an independent AES and random SHA-256 messages against hashlib)")
+          f"GCM test case 3 with its tag, FIPS 180-4's SHA-1 and SHA-256 examples, random ECB/CTR/CBC/IGE/GCM/GHASH cases against "
+          f"an independent AES and random SHA-1 and SHA-256 messages against hashlib)")
     return 0
 
 if __name__ == "__main__":

@@ -21,6 +21,11 @@ public func rampartARM64Case(_ op: Int, _ key: UnsafeRawPointer, _ keyLength: In
         armSHA256Blocks(state.assumingMemoryBound(to: UInt32.self), input, blocks / 4, key.assumingMemoryBound(to: UInt32.self))
         return 1
     }
+    if op == 11 {
+        // SHA-1 of whole 64-byte blocks: `state` holds the five words (host order) in and out.
+        armSHA1Blocks(state.assumingMemoryBound(to: UInt32.self), input, blocks / 4)
+        return 1
+    }
     if op == 7 {
         armGHASHPrecompute(key, schedule)
         armGHASHBlocks(UnsafeRawPointer(schedule), state, input, blocks)

@@ -5,6 +5,15 @@ import RampartKernelSupport
 
 #if arch(arm64) || RAMPART_TYPECHECK_ARM64
 
+/// SHA-1 on the ARMv8 SHA-1 instructions.
+public enum ARMv8SHA1: SHA1Implementation {
+    public static var name: String { "armv8-sha1" }
+    public static var requires: KernelFeatures { [.armSHA2] }
+    public static func blocks(_ state: UnsafeMutablePointer<UInt32>, _ data: UnsafeRawPointer, _ count: Int) {
+        armSHA1Blocks(state, data, count)
+    }
+}
+
 /// SHA-256 on the ARMv8 SHA-256 instructions.
 public enum ARMv8SHA256: SHA256Implementation {
     public static var name: String { "armv8-sha2" }

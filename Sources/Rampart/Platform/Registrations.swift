@@ -135,6 +135,8 @@ enum Registries {
     static var sha1Candidates: [any SHA1Implementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
         return [SHA1NI.self, SHA1AVX2.self, SHA1Portable.self]
+        #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
+        return [ARMv8SHA1.self, SHA1Portable.self]
         #else
         return [SHA1Portable.self]
         #endif
