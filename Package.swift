@@ -89,6 +89,13 @@ let package = Package(
             path: "Sources/RampartAccelARMv8SHA",
             swiftSettings: kernelFlags(["+sha2"])
         ),
+        // SHA-512 with the ARMv8.2 SHA-512 instructions, LLVM's "sha3" feature (empty on x86_64).
+        .target(
+            name: "RampartAccelARMv8SHA512",
+            dependencies: ["RampartKernelSupport"],
+            path: "Sources/RampartAccelARMv8SHA512",
+            swiftSettings: kernelFlags(["+sha2", "+sha3"])
+        ),
         .target(
             name: "RampartAccelBMI2",
             dependencies: ["RampartBarrier", "RampartKernelSupport"],
@@ -146,7 +153,7 @@ let package = Package(
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8", "RampartAccelARMv8SHA",
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8", "RampartAccelARMv8SHA", "RampartAccelARMv8SHA512",
                            "RampartAccelBMI2", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport", "RampartEncoding"],
             path: "Sources/Rampart"

@@ -51,14 +51,16 @@ compile RampartBarrier "" Sources/RampartBarrier/*.swift
 compile RampartKernelSupport "" Sources/RampartKernelSupport/*.swift
 compile RampartAccelARMv8 "+aes" Sources/RampartAccelARMv8/*.swift
 compile RampartAccelARMv8SHA "+sha2" Sources/RampartAccelARMv8SHA/*.swift
-compile RampartARM64Shims "+aes +sha2" Scripts/arm64/shims.swift
-echo "arm64 object files: $(cd "$work" && ls RampartBarrier.o RampartKernelSupport.o RampartAccelARMv8.o RampartAccelARMv8SHA.o | tr '\n' ' ')"
+compile RampartAccelARMv8SHA512 "+sha2 +sha3" Sources/RampartAccelARMv8SHA512/*.swift
+compile RampartARM64Shims "+aes +sha2 +sha3" Scripts/arm64/shims.swift
+echo "arm64 object files: $(cd "$work" && ls RampartBarrier.o RampartKernelSupport.o RampartAccelARMv8*.o | tr '\n' ' ')"
 
 # 3. Object code. For each entry point: the instructions it must contain, and the reviewed number of
 # conditional branches (b.cond, cbz/cbnz, tbz/tbnz), every one on a public count (blocks, rounds, the
 # four-block loops, the CTR counter's carry out of its low word).
 dis="$work/kernels.dis"
-aarch64-linux-gnu-objdump -d --no-show-raw-insn "$work/RampartAccelARMv8.o" "$work/RampartAccelARMv8SHA.o" > "$dis"
+aarch64-linux-gnu-objdump -d --no-show-raw-insn "$work/RampartAccelARMv8.o" "$work/RampartAccelARMv8SHA.o" \
+    "$work/RampartAccelARMv8SHA512.o" > "$dis"
 fail=0
 # Reviewed 2026-12-07 (Swift 6.3.1): besides the loops over blocks and rounds, the branches are the
 # optimizer's overflow traps (b.vs after a subtraction, b.cc after the check that 16·i fits: lsr #60)
@@ -78,6 +80,7 @@ checks=(
     "13armGCMDecrypt:aese pmull pmull2:20"
     "15armSHA256Blocks:sha256h sha256h2 sha256su0 sha256su1 rev32:2"
     "13armSHA1Blocks:sha1c sha1p sha1m sha1h sha1su0 sha1su1 rev32:2"
+    "RampartAccelARMv8SHA51203armD6Blocks:sha512h sha512h2 sha512su0 sha512su1 rev64:3"
 )
 for c in "${checks[@]}"; do
     IFS=: read -r sym need reviewed <<< "$c"
@@ -94,12 +97,13 @@ done
 # Calls: only the two trap entry points, and in the registry conformances (not run here) the
 # feature-set constants and the round-constant table.
 calls=$(awk '/\tbl\t/ {print $NF}' "$dis" | sort -u |
-    grep -vE '_assertionFailure|_fatalErrorMessage|FeaturesV(6armAES|8armPMULL|7armSHA2)ACvau|sha256RoundConstantsSays6UInt32VGvau' || true)
+    grep -vE '_assertionFailure|_fatalErrorMessage|FeaturesV(6armAES|8armPMULL|7armSHA2|9armSHA512)ACvau|sha(256|512)RoundConstantsSays6UInt(32|64)VGvau' || true)
 if [ -n "$calls" ]; then echo "arm64-kernels: the kernels call into the runtime or the library: $calls" >&2; fail=1; fi
 
 # 4. Link with the C driver (undefined symbols stubbed to abort: type metadata and protocol
 # descriptors of the registry's conformances, never touched by the entry points) and run.
-objs=("$work/RampartARM64Shims.o" "$work/RampartAccelARMv8.o" "$work/RampartAccelARMv8SHA.o" "$work/RampartKernelSupport.o" "$work/RampartBarrier.o")
+objs=("$work/RampartARM64Shims.o" "$work/RampartAccelARMv8.o" "$work/RampartAccelARMv8SHA.o" "$work/RampartAccelARMv8SHA512.o"
+      "$work/RampartKernelSupport.o" "$work/RampartBarrier.o")
 defined=$(for o in "${objs[@]}"; do aarch64-linux-gnu-nm --defined-only "$o" | awk '{print $3}'; done | sort -u)
 undefined=$(for o in "${objs[@]}"; do aarch64-linux-gnu-nm -u "$o" | awk '{print $2}'; done | sort -u)
 {

@@ -136,6 +136,25 @@ SHA256_K = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2]
 SHA256_IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
 
+SHA512_IV = bytes.fromhex("6a09e667f3bcc908bb67ae8584caa73b3c6ef372fe94f82ba54ff53a5f1d36f1"
+                          "510e527fade682d19b05688c2b3e6c1f1f83d9abfb41bd6b5be0cd19137e2179")
+SHA512_K = """
+428a2f98d728ae22 7137449123ef65cd b5c0fbcfec4d3b2f e9b5dba58189dbbc 3956c25bf348b538 59f111f1b605d019
+923f82a4af194f9b ab1c5ed5da6d8118 d807aa98a3030242 12835b0145706fbe 243185be4ee4b28c 550c7dc3d5ffb4e2
+72be5d74f27b896f 80deb1fe3b1696b1 9bdc06a725c71235 c19bf174cf692694 e49b69c19ef14ad2 efbe4786384f25e3
+0fc19dc68b8cd5b5 240ca1cc77ac9c65 2de92c6f592b0275 4a7484aa6ea6e483 5cb0a9dcbd41fbd4 76f988da831153b5
+983e5152ee66dfab a831c66d2db43210 b00327c898fb213f bf597fc7beef0ee4 c6e00bf33da88fc2 d5a79147930aa725
+06ca6351e003826f 142929670a0e6e70 27b70a8546d22ffc 2e1b21385c26c926 4d2c6dfc5ac42aed 53380d139d95b3df
+650a73548baf63de 766a0abb3c77b2a8 81c2c92e47edaee6 92722c851482353b a2bfe8a14cf10364 a81a664bbc423001
+c24b8b70d0f89791 c76c51a30654be30 d192e819d6ef5218 d69906245565a910 f40e35855771202a 106aa07032bbd1b8
+19a4c116b8d2d0c8 1e376c085141ab53 2748774cdf8eeb99 34b0bcb5e19b48a8 391c0cb3c5c95a63 4ed8aa4ae3418acb
+5b9cca4f7763e373 682e6ff3d6b2b8a3 748f82ee5defb2fc 78a5636f43172f60 84c87814a1f0ab72 8cc702081a6439ec
+90befffa23631e28 a4506cebde82bde9 bef9a3f7b2c67915 c67178f2e372532b ca273eceea26619c d186b8c721c0c207
+eada7dd6cde0eb1e f57d4f7fee6ed178 06f067aa72176fba 0a637dc5a2c898a6 113f9804bef90dae 1b710b35131c471b
+28db77f523047d84 32caab7b40c72493 3c9ebe0a15c9bebc 431d67c49c100d4c 4cc5d4becb3e42b6 597f299cfc657e2a
+5fcb6fab3ad6faec 6c44198c4a475817
+"""
+
 # --- cases --------------------------------------------------------------------------------------
 
 def h(b):
@@ -244,6 +263,22 @@ def main():
         m = bytes(rng.getrandbits(8) for _ in range(n))
         sha1_case(f"SHA-1 of {n} random bytes", m, hashlib.sha1(m).digest())
 
+    # SHA-512 likewise (FIPS 180-4 §6.4), 128-byte blocks.
+    sha512_k = [int(x, 16) for x in SHA512_K.split()]
+    def sha512_case(label, message, digest):
+        padded = message + b"\x80" + bytes((111 - len(message)) % 128) + (8 * len(message)).to_bytes(16, "big")
+        k = b"".join(w.to_bytes(8, "little") for w in sha512_k)
+        iv = b"".join(int.from_bytes(SHA512_IV[i:i + 8], "big").to_bytes(8, "little") for i in range(0, 64, 8))
+        want = b"".join(int.from_bytes(digest[i:i + 8], "big").to_bytes(8, "little") for i in range(0, 64, 8))
+        cases.append((label, f"12 {k.hex()} - {iv.hex()} {padded.hex()}", b"", b"", want))
+    sha512_case("SHA-512 FIPS 180-4 abc", b"abc", hashlib.sha512(b"abc").digest())
+    two = b"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"
+    sha512_case("SHA-512 FIPS 180-4 two blocks", two, bytes.fromhex(
+        "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909"))
+    for n in list(range(0, 260, 3)) + [447, 1000, 4099]:
+        m = bytes(rng.getrandbits(8) for _ in range(n))
+        sha512_case(f"SHA-512 of {n} random bytes", m, hashlib.sha512(m).digest())
+
     stdin = "".join(line + "\n" for _, line, _, _, _ in cases)
     run = subprocess.run([qemu, "-cpu", "max", driver], input=stdin, capture_output=True, text=True)
     if run.returncode != 0:
@@ -260,7 +295,7 @@ def main():
         if got[0] != want[0] or got[1] != want[1] or (want[2] is not None and got[2] != want[2]):
             failures += 1
             if failures <= 10:
-                for name, g, w in zip(("output", "iv/counter", "state (GHASH, SHA-1 or SHA-256)"), got, want):
+                for name, g, w in zip(("output", "iv/counter", "state (GHASH or SHA)"), got, want):
                     if w is not None and g != w:
                         at = next((i // 2 for i in range(0, min(len(g), len(w)), 2) if g[i:i + 2] != w[i:i + 2]), min(len(g), len(w)) // 2)
                         print(f"arm64 kernels: {label}: {name} differs from byte {at} "
@@ -270,8 +305,8 @@ def main():
         print(f"arm64 kernels: {failures} of {len(cases)} cases failed", file=sys.stderr)
         return 1
     print(f"arm64 kernels under qemu-aarch64: {len(cases)} cases passed (FIPS 197 C.1-C.3, SP 800-38A F.2.1/F.2.2/F.5.1, "
-          f"GCM test case 3 with its tag, FIPS 180-4's SHA-1 and SHA-256 examples, random ECB/CTR/CBC/IGE/GCM/GHASH cases against "
-          f"an independent AES and random SHA-1 and SHA-256 messages against hashlib)")
+          f"GCM test case 3 with its tag, FIPS 180-4's SHA-1, SHA-256 and SHA-512 examples, random ECB/CTR/CBC/IGE/GCM/GHASH cases against "
+          f"an independent AES and random SHA-1, SHA-256 and SHA-512 messages against hashlib)")
     return 0
 
 if __name__ == "__main__":

@@ -29,12 +29,12 @@ static void hex(const unsigned char *p, long n) {
 int main(void) {
     enum { MAX = 1 << 16 };
     static char line[8 * MAX];
-    static unsigned char key[256] __attribute__((aligned(16))), iv[32], state[64] __attribute__((aligned(16))), input[MAX], output[MAX];
+    static unsigned char key[640] __attribute__((aligned(16))), iv[32], state[64] __attribute__((aligned(16))), input[MAX], output[MAX];
     static unsigned char schedule[1024] __attribute__((aligned(16)));
-    char f1[16], f2[560], f3[80], f4[144];
+    char f1[16], f2[1296], f3[80], f4[144];
     while (fgets(line, sizeof line, stdin)) {
         static char f5[2 * MAX + 2];
-        if (sscanf(line, "%15s %559s %79s %143s %131073s", f1, f2, f3, f4, f5) != 5) continue;
+        if (sscanf(line, "%15s %1295s %79s %143s %131073s", f1, f2, f3, f4, f5) != 5) continue;
         long op = atol(f1);
         long keyLength = unhex(f2, key, sizeof key);
         long ivLength = unhex(f3, iv, sizeof iv);
@@ -44,7 +44,7 @@ int main(void) {
         memset(output, 0xEE, sizeof output);
         long r = rampart_arm64_case(op, key, keyLength, iv, input, op == 7 ? output : output, n / 16, state, schedule);
         if (r == 0) { printf("error\n"); continue; }
-        hex(output, op == 7 || op >= 10 ? 0 : n); printf(" "); hex(iv, ivLength); printf(" "); hex(state, op == 10 ? 32 : op == 11 ? 20 : 16); printf("\n");
+        hex(output, op == 7 || op >= 10 ? 0 : n); printf(" "); hex(iv, ivLength); printf(" "); hex(state, op == 10 ? 32 : op == 11 ? 20 : op == 12 ? 64 : 16); printf("\n");
     }
     return 0;
 }

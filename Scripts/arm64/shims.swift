@@ -5,6 +5,7 @@
 import Swift
 import RampartAccelARMv8
 import RampartAccelARMv8SHA
+import RampartAccelARMv8SHA512
 
 /// Runs one case. `op`: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC encrypt, 4 CBC decrypt, 5 IGE
 /// encrypt, 6 IGE decrypt (`iv`: the 32-byte IGE vector), 7 GHASH (`key`: H, `state`: 16 bytes in and
@@ -24,6 +25,12 @@ public func rampartARM64Case(_ op: Int, _ key: UnsafeRawPointer, _ keyLength: In
     if op == 11 {
         // SHA-1 of whole 64-byte blocks: `state` holds the five words (host order) in and out.
         armSHA1Blocks(state.assumingMemoryBound(to: UInt32.self), input, blocks / 4)
+        return 1
+    }
+    if op == 12 {
+        // SHA-512 of whole 128-byte blocks: `state` holds the eight words in and out, `key` the 80
+        // round constants.
+        armSHA512Blocks(state.assumingMemoryBound(to: UInt64.self), input, blocks / 8, key.assumingMemoryBound(to: UInt64.self))
         return 1
     }
     if op == 7 {

@@ -18,6 +18,7 @@ internal import RampartAccelIFMA
 #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
 internal import RampartAccelARMv8
 internal import RampartAccelARMv8SHA
+internal import RampartAccelARMv8SHA512
 #endif
 
 /// The registries, each made (and its candidates self-tested) at its first use.
@@ -155,6 +156,8 @@ enum Registries {
     static var sha512Candidates: [any SHA512Implementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
         return [SHA512AVX2.self, SHA512Portable.self]
+        #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
+        return [ARMv8SHA512.self, SHA512Portable.self]
         #else
         return [SHA512Portable.self]
         #endif
