@@ -228,13 +228,36 @@ public func armIGEDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMut
     return armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
 }
 
-/// Stores H·x (POLYVAL form) in the first 16 bytes of `table` (256 bytes, as the x86 layout).
+/// Accumulates the three Karatsuba products of `a` and `b` without reducing them (aggregated GHASH:
+/// several products, one reduction).
+@inline(__always) func armMulAccumulate(_ a: AV, _ b: AV, _ lo: inout AV, _ hi: inout AV, _ mid: inout AV) {
+    lo = lo ^ armPMULL(a[0], b[0])
+    hi = hi ^ armPMULL(a[1], b[1])
+    mid = mid ^ armPMULL(a[0] ^ a[1], b[0] ^ b[1])
+}
+
+/// Four blocks into the GHASH state at once: (y + b0)·H⁴ + b1·H³ + b2·H² + b3·H with one reduction
+/// (blocks in GHASH byte order, the state and powers in the POLYVAL form).
+@inline(__always) func armGHASH4(_ y: AV, _ b0: AV, _ b1: AV, _ b2: AV, _ b3: AV,
+                                 _ h1: AV, _ h2: AV, _ h3: AV, _ h4: AV) -> AV {
+    var lo = AV(), hi = AV(), mid = AV()
+    armMulAccumulate(y ^ armReverse(b0), h4, &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b1), h3, &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b2), h2, &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b3), h1, &lo, &hi, &mid)
+    let m = mid ^ lo ^ hi
+    return armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
+}
+
+/// Stores H·x (POLYVAL form) and its powers H², H³, H⁴ (as products of that form) in the first 64
+/// bytes of `table` (256 bytes, as the x86 layout).
 @inline(never)
 public func armGHASHPrecompute(_ hashKey: UnsafeRawPointer, _ table: UnsafeMutableRawPointer) {
     let h = armReverse(armLoad(hashKey, 0))
     let carry = 0 &- (h[1] >> 63)
     let h1 = AV(h[0] << 1, (h[1] << 1) | (h[0] >> 63)) ^ AV(carry & 1, carry & 0xc200_0000_0000_0000)
-    armStore(h1, table, 0)
+    let h2 = armDot(h1, h1), h3 = armDot(h2, h1), h4 = armDot(h3, h1)
+    armStore(h1, table, 0); armStore(h2, table, 16); armStore(h3, table, 32); armStore(h4, table, 48)
 }
 
 /// Absorbs `blocks` blocks into the GHASH state (GHASH byte order), one multiplication per block.
@@ -251,8 +274,9 @@ public func armGHASHBlocks(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawP
 
 /// AES-GCM encryption of `blocks` whole blocks: CTR with the 32-bit counter of `counter` (16 bytes,
 /// advanced by `blocks` modulo 2^32), then GHASH of the ciphertext into `state` (GCM byte order), four
-/// blocks at a time. Not stitched (the two passes run one after the other on each group): the arm64
-/// analog of the AES-NI kernels' interleaving is still to be written and measured on an arm64 machine.
+/// blocks at a time with one reduction (H..H⁴ from the table). Not stitched (the two passes run one
+/// after the other on each group): the interleaving of the AES-NI kernels is still to be written and
+/// measured on an arm64 machine.
 @inline(never)
 public func armGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
                           _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
@@ -272,7 +296,7 @@ public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsafe
 @inline(__always) func armGCM(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
                               _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
                               _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int, sealing: Bool) {
-    let h = armLoad(table, 0)
+    let h = armLoad(table, 0), h2 = armLoad(table, 16), h3 = armLoad(table, 32), h4 = armLoad(table, 48)
     var y = armReverse(armLoad(state, 0))
     let prefix = unsafeBitCast(armLoad(counter, 0), to: SIMD4<UInt32>.self)
     var ctr = UInt32(bigEndian: counter.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
@@ -287,18 +311,12 @@ public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsafe
     while i + 4 <= blocks {
         let o = 16 * i
         let x0 = armLoad(input, o), x1 = armLoad(input, o + 16), x2 = armLoad(input, o + 32), x3 = armLoad(input, o + 48)
-        if !sealing {
-            y = armDot(y ^ armReverse(x0), h); y = armDot(y ^ armReverse(x1), h)
-            y = armDot(y ^ armReverse(x2), h); y = armDot(y ^ armReverse(x3), h)
-        }
+        if !sealing { y = armGHASH4(y, x0, x1, x2, x3, h, h2, h3, h4) }
         var s0 = next(), s1 = next(), s2 = next(), s3 = next()
         armEncrypt4(&s0, &s1, &s2, &s3, rk, rounds)
         let c0 = s0 ^ x0, c1 = s1 ^ x1, c2 = s2 ^ x2, c3 = s3 ^ x3
         armStore(c0, output, o); armStore(c1, output, o + 16); armStore(c2, output, o + 32); armStore(c3, output, o + 48)
-        if sealing {
-            y = armDot(y ^ armReverse(c0), h); y = armDot(y ^ armReverse(c1), h)
-            y = armDot(y ^ armReverse(c2), h); y = armDot(y ^ armReverse(c3), h)
-        }
+        if sealing { y = armGHASH4(y, c0, c1, c2, c3, h, h2, h3, h4) }
         i += 4
     }
     while i < blocks {
@@ -359,7 +377,7 @@ public enum ARMv8AES: AESImplementation {
 
 /// GHASH on PMULL, one multiplication per block, with GCM's CTR on the ARMv8 AES instructions
 /// (``armGCMEncrypt(_:_:_:_:_:_:_:_:)``), reading the `.armv8` schedule layout. The table holds H·x
-/// alone (16 bytes).
+/// and the powers H², H³, H⁴ of the aggregated four-block GHASH (64 bytes).
 public enum GHASHPMULL: GHASHImplementation {
     public static var name: String { "pmull" }
     public static var requires: KernelFeatures { [.armAES, .armPMULL] }
