@@ -94,6 +94,20 @@ for c in "${checks[@]}"; do
     echo "  $sym: $crypto cryptography instructions, $n conditional branches (reviewed: $reviewed)"
     if [ "$n" -gt "$reviewed" ]; then echo "arm64-kernels: $sym has $n conditional branches, $reviewed reviewed: a new branch to review" >&2; fail=1; fi
 done
+# The shared portable code of RampartKernelSupport as arm64 runs it (issue 37 item 6, the part that
+# compiles without the Swift runtime): Poly1305's block on umulh, Argon2's compression on NEON.
+ks="$work/RampartKernelSupport.dis"
+aarch64-linux-gnu-objdump -d --no-show-raw-insn "$work/RampartKernelSupport.o" > "$ks"
+portable() {
+    local sym=$1 pattern=$2 what=$3
+    local n
+    n=$(awk -v f="$sym" 'index($0, f) && /^[0-9a-f]+ </ {on=1; next} on && /^$/ {on=0} on' "$ks" | grep -cE "$pattern" || true)
+    echo "  $sym: $n $what"
+    if [ "$n" -eq 0 ]; then echo "arm64-kernels: $sym has no $what on arm64" >&2; fail=1; fi
+}
+portable 13poly1305Block $'\tumulh[ \t]' "umulh (64x64->128 products)"
+portable 14argon2Compress 'v[0-9]+\.2d' "NEON instructions on 2x64-bit lanes"
+
 # Calls: only the two trap entry points, and in the registry conformances (not run here) the
 # feature-set constants and the round-constant table.
 calls=$(awk '/\tbl\t/ {print $NF}' "$dis" | sort -u |
