@@ -287,11 +287,14 @@ public struct HTTPResponseReader: Sendable {
             switch chunk {
             case .size, .trailer:
                 // A line: chunk-size [; extensions] CRLF (at most 256 bytes), or a trailer field
-                // (all trailers together at most maxHeaderBytes). The limits hold however the
-                // bytes arrive: the search for the CRLF never looks past them.
+                // (all trailer fields together, each with its CRLF, at most maxHeaderBytes; the empty
+                // line that ends them always fits). The limits hold however the bytes arrive: the
+                // search for the CRLF never looks past them. (A trailer's CRLF once went uncounted
+                // here, so that a response one field over the limit was accepted whole and refused
+                // when its last line arrived alone: found by the safe-client-response fuzz target.)
                 let isTrailer: Bool
                 if case .trailer = chunk { isTrailer = true } else { isTrailer = false }
-                let maxLine = isTrailer ? limits.maxHeaderBytes - trailerBytes : 256
+                let maxLine = isTrailer ? max(0, limits.maxHeaderBytes - trailerBytes - 2) : 256
                 guard let lineEnd = findCRLF(within: maxLine) else {
                     if buffer.count - position >= maxLine + 2 { throw .malformedChunk }
                     return nil

@@ -290,6 +290,22 @@ struct HTTPResponseReaderTests {
         }
     }
 
+    /// Trailer fields fill maxHeaderBytes exactly, with their CRLFs: accepted; one byte more: refused.
+    /// Either way the answer does not depend on how the bytes arrive (the fuzz target
+    /// safe-client-response found a response accepted whole and refused when its last CRLF came alone).
+    @Test func trailersAtTheLimitHoweverTheyArrive() throws {
+        let limits = HTTPResponseReader.Limits(maxHeaderBytes: 64)
+        let start = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+        // Two fields of 30 bytes and one of 0 + CRLFs: 32 + 32 = 64 bytes of trailers.
+        let field = "T: " + String(repeating: "t", count: 27)
+        let fits = bytes(start + field + "\r\n" + field + "\r\n\r\n")
+        let over = bytes(start + field + "\r\n" + field + "t\r\n\r\n")
+        for p in 1...fits.count {
+            #expect(try read(fits, pieces: p, limits: limits, close: false)?.status == 200, "pieces of \(p)")
+            #expect(throws: HTTPResponseError.malformedChunk) { try read(over, pieces: p, limits: limits) }
+        }
+    }
+
     /// Headers that never end: refused at the header limit, after reading each byte about once
     /// (8 MiB used to take 21 s in the old client, searching from the start after every read).
     @Test func endlessHeadersAreRefusedAtTheLimit() {
