@@ -15,6 +15,11 @@ func kernelFlags(_ features: [String]) -> [SwiftSetting] {
     [.unsafeFlags(["-parse-stdlib"] + features.flatMap(feature))]
 }
 
+/// The arm64 kernels' sources also build on other processors, on their instructions emulated in portable
+/// Swift (RampartKernelSupport/ARMv8Emulated.swift), so that every test run reaches them through the
+/// registries' pins; on arm64 the real instructions win (`#if arch(arm64)` comes first).
+let emulateARM64: [SwiftSetting] = [.define("RAMPART_EMULATE_ARM64")]
+
 /// The AVX2 tier's feature set (Haswell and later: AVX2 with BMI1/2), and the tiers built on it.
 let avx2Features = ["+avx", "+avx2", "+ssse3", "+sse4.1", "+bmi", "+bmi2"]
 /// AVX-512 Foundation and Vector Length on top of AVX2 (RampartAccelAVX512 and RampartAccelIFMA).
@@ -80,21 +85,21 @@ let package = Package(
             name: "RampartAccelARMv8",
             dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelARMv8",
-            swiftSettings: kernelFlags(["+aes"])
+            swiftSettings: kernelFlags(["+aes"]) + emulateARM64
         ),
         // SHA-1 and SHA-256 with the ARMv8 SHA instructions (empty on x86_64).
         .target(
             name: "RampartAccelARMv8SHA",
             dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelARMv8SHA",
-            swiftSettings: kernelFlags(["+sha2"])
+            swiftSettings: kernelFlags(["+sha2"]) + emulateARM64
         ),
         // SHA-512 with the ARMv8.2 SHA-512 instructions, LLVM's "sha3" feature (empty on x86_64).
         .target(
             name: "RampartAccelARMv8SHA512",
             dependencies: ["RampartKernelSupport"],
             path: "Sources/RampartAccelARMv8SHA512",
-            swiftSettings: kernelFlags(["+sha2", "+sha3"])
+            swiftSettings: kernelFlags(["+sha2", "+sha3"]) + emulateARM64
         ),
         .target(
             name: "RampartAccelBMI2",
@@ -156,7 +161,8 @@ let package = Package(
             dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8", "RampartAccelARMv8SHA", "RampartAccelARMv8SHA512",
                            "RampartAccelBMI2", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport", "RampartEncoding"],
-            path: "Sources/Rampart"
+            path: "Sources/Rampart",
+            swiftSettings: emulateARM64
         ),
         // Data codecs the protocols need (protobuf wire format, …): stdlib only, no cryptography.
         .target(name: "RampartCodecs", dependencies: ["RampartEncoding"], path: "Sources/RampartCodecs"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The emulated ARMv8 instructions (Sources/RampartAccelARMv8/ARMv8Emulated.swift, portable Swift) against
+# The emulated ARMv8 instructions (Sources/RampartKernelSupport/ARMv8Emulated.swift, portable Swift) against
 # the real ones: 19 instructions x 400 random operands each (plus edge values) through both, the real
 # ones compiled to arm64 and run under qemu-aarch64, the emulated ones compiled for this machine.
 # Needs what Scripts/arm64-kernels.sh needs (it builds the aarch64 standard library module first).
@@ -14,7 +14,7 @@ f=(-Xcc -Xclang -Xcc -target-feature -Xcc -Xclang -Xcc)
     -resource-dir "$root/lib/swift" -module-name RampartARM64Instructions "${f[@]}" +aes "${f[@]}" +sha2 "${f[@]}" +sha3 \
     Scripts/arm64/instructions.swift -o "$work/instructions.o"
 aarch64-linux-gnu-gcc -static -O2 -o "$work/instructions" Scripts/arm64/instruction_driver.c "$work/instructions.o"
-"$swiftc" -O -parse-stdlib -module-name EmulationCheck Sources/RampartAccelARMv8/ARMv8Emulated.swift \
+"$swiftc" -O -parse-stdlib -module-name EmulationCheck Sources/RampartKernelSupport/ARMv8Emulated.swift \
     Scripts/arm64/emulation-check/main.swift -o "$work/emulated"
 python3 - "$work" <<'PY'
 import random, subprocess, sys

@@ -13,19 +13,9 @@
 import Swift
 import RampartKernelSupport
 
-#if arch(arm64) || RAMPART_TYPECHECK_ARM64
+#if arch(arm64) || RAMPART_TYPECHECK_ARM64 || RAMPART_EMULATE_ARM64
 
 typealias AV = SIMD2<UInt64>
-
-@inline(__always) func armBytes(_ v: AV) -> Builtin.Vec16xInt8 { unsafeBitCast(v, to: Builtin.Vec16xInt8.self) }
-@inline(__always) func armVec(_ v: Builtin.Vec16xInt8) -> AV { unsafeBitCast(v, to: AV.self) }
-@inline(__always) func armAESE(_ s: AV, _ k: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aese(armBytes(s), armBytes(k))) }
-@inline(__always) func armAESD(_ s: AV, _ k: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aesd(armBytes(s), armBytes(k))) }
-@inline(__always) func armAESMC(_ s: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aesmc(armBytes(s))) }
-@inline(__always) func armAESIMC(_ s: AV) -> AV { armVec(Builtin.int_aarch64_crypto_aesimc(armBytes(s))) }
-@inline(__always) func armPMULL(_ a: UInt64, _ b: UInt64) -> AV {
-    unsafeBitCast(Builtin.int_aarch64_neon_pmull64(a._value, b._value), to: AV.self)
-}
 
 @inline(__always) func armLoad(_ p: UnsafeRawPointer, _ offset: Int) -> AV { p.loadUnaligned(fromByteOffset: offset, as: AV.self) }
 @inline(__always) func armStore(_ v: AV, _ p: UnsafeMutableRawPointer, _ offset: Int) { p.storeBytes(of: v, toByteOffset: offset, as: AV.self) }
@@ -335,8 +325,8 @@ public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsafe
 /// AES on the ARMv8 cryptography extensions, in the `.armv8` schedule layout: encryption round keys at
 /// offset 0, decryption keys at 256.
 public enum ARMv8AES: AESImplementation {
-    public static var name: String { "armv8-aes" }
-    public static var requires: KernelFeatures { [.armAES] }
+    public static var name: String { armImplementationName("armv8-aes") }
+    public static var requires: KernelFeatures { armImplementationRequires([.armAES]) }
     public static var layout: AESScheduleLayout { .armv8 }
     public static var scheduleBytes: Int { 512 }
     /// Offset of the decryption round keys.
@@ -379,8 +369,8 @@ public enum ARMv8AES: AESImplementation {
 /// (``armGCMEncrypt(_:_:_:_:_:_:_:_:)``), reading the `.armv8` schedule layout. The table holds H·x
 /// and the powers H², H³, H⁴ of the aggregated four-block GHASH (64 bytes).
 public enum GHASHPMULL: GHASHImplementation {
-    public static var name: String { "pmull" }
-    public static var requires: KernelFeatures { [.armAES, .armPMULL] }
+    public static var name: String { armImplementationName("pmull") }
+    public static var requires: KernelFeatures { armImplementationRequires([.armAES, .armPMULL]) }
     public static var aesLayout: AESScheduleLayout { .armv8 }
     public static func precompute(_ h: UnsafeRawPointer, _ table: UnsafeMutableRawPointer, absorbBlocks: Int, gcmBlocks: Int) {
         armGHASHPrecompute(h, table)

@@ -8,23 +8,11 @@
 
 import Swift
 
-#if arch(arm64) || RAMPART_TYPECHECK_ARM64
+#if arch(arm64) || RAMPART_TYPECHECK_ARM64 || RAMPART_EMULATE_ARM64
 
-@inline(__always) func armSHA1C(_ abcd: SV, _ e: UInt32, _ wk: SV) -> SV {
-    armSV(Builtin.int_aarch64_crypto_sha1c(armWords(abcd), e._value, armWords(wk)))
-}
-@inline(__always) func armSHA1P(_ abcd: SV, _ e: UInt32, _ wk: SV) -> SV {
-    armSV(Builtin.int_aarch64_crypto_sha1p(armWords(abcd), e._value, armWords(wk)))
-}
-@inline(__always) func armSHA1M(_ abcd: SV, _ e: UInt32, _ wk: SV) -> SV {
-    armSV(Builtin.int_aarch64_crypto_sha1m(armWords(abcd), e._value, armWords(wk)))
-}
-/// A rotated left by 30: the E of the next four rounds.
-@inline(__always) func armSHA1H(_ a: UInt32) -> UInt32 { UInt32(Builtin.int_aarch64_crypto_sha1h(a._value)) }
 /// W[t..t+3] from the sixteen words before them (`w0` oldest).
 @inline(__always) func armSHA1Schedule(_ w0: SV, _ w1: SV, _ w2: SV, _ w3: SV) -> SV {
-    let t = armSV(Builtin.int_aarch64_crypto_sha1su0(armWords(w0), armWords(w1), armWords(w2)))
-    return armSV(Builtin.int_aarch64_crypto_sha1su1(armWords(t), armWords(w3)))
+    armSHA1SU1(armSHA1SU0(w0, w1, w2), w3)
 }
 
 /// Compresses `count` 64-byte blocks at `data` into the five state words at `state` (FIPS 180-4

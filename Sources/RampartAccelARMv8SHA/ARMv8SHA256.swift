@@ -9,29 +9,10 @@
 
 import Swift
 
-#if arch(arm64) || RAMPART_TYPECHECK_ARM64
+#if arch(arm64) || RAMPART_TYPECHECK_ARM64 || RAMPART_EMULATE_ARM64
 
 typealias SV = SIMD4<UInt32>
 
-@inline(__always) func armWords(_ v: SV) -> Builtin.Vec4xInt32 { unsafeBitCast(v, to: Builtin.Vec4xInt32.self) }
-@inline(__always) func armSV(_ v: Builtin.Vec4xInt32) -> SV { unsafeBitCast(v, to: SV.self) }
-
-/// Four rounds on ABCD (with EFGH and the four W + K words).
-@inline(__always) func armSHA256H(_ abcd: SV, _ efgh: SV, _ wk: SV) -> SV {
-    armSV(Builtin.int_aarch64_crypto_sha256h(armWords(abcd), armWords(efgh), armWords(wk)))
-}
-/// Four rounds on EFGH (with ABCD as it was before ``armSHA256H``).
-@inline(__always) func armSHA256H2(_ efgh: SV, _ abcd: SV, _ wk: SV) -> SV {
-    armSV(Builtin.int_aarch64_crypto_sha256h2(armWords(efgh), armWords(abcd), armWords(wk)))
-}
-/// W[t..t+3] from W[t-16..t-13] (`w0`) and W[t-12..t-9] (`w1`), σ0 part.
-@inline(__always) func armSHA256SU0(_ w0: SV, _ w1: SV) -> SV {
-    armSV(Builtin.int_aarch64_crypto_sha256su0(armWords(w0), armWords(w1)))
-}
-/// ... with W[t-8..t-5] (`w2`) and W[t-4..t-1] (`w3`), σ1 part.
-@inline(__always) func armSHA256SU1(_ x: SV, _ w2: SV, _ w3: SV) -> SV {
-    armSV(Builtin.int_aarch64_crypto_sha256su1(armWords(x), armWords(w2), armWords(w3)))
-}
 /// Four big-endian message words.
 @inline(__always) func armLoadBE(_ p: UnsafeRawPointer, _ offset: Int) -> SV {
     let v = p.loadUnaligned(fromByteOffset: offset, as: SV.self)

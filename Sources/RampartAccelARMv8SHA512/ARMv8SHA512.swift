@@ -13,12 +13,10 @@
 
 import Swift
 
-#if arch(arm64) || RAMPART_TYPECHECK_ARM64
+#if arch(arm64) || RAMPART_TYPECHECK_ARM64 || RAMPART_EMULATE_ARM64
 
 typealias DV = SIMD2<UInt64>
 
-@inline(__always) func armQ(_ v: DV) -> Builtin.Vec2xInt64 { unsafeBitCast(v, to: Builtin.Vec2xInt64.self) }
-@inline(__always) func armDV(_ v: Builtin.Vec2xInt64) -> DV { unsafeBitCast(v, to: DV.self) }
 /// Lanes 1 of `a` and 0 of `b` (`ext #8`).
 @inline(__always) func armExt(_ a: DV, _ b: DV) -> DV { DV(a[1], b[0]) }
 @inline(__always) func armLoadBE64(_ p: UnsafeRawPointer, _ offset: Int) -> DV {
@@ -44,15 +42,14 @@ public func armSHA512Blocks(_ state: UnsafeMutablePointer<UInt64>, _ data: Unsaf
         @inline(__always) func rounds(_ wj: DV, _ j: Int) {
             let wk = wj &+ kp.loadUnaligned(fromByteOffset: 16 &* j, as: DV.self)
             let sum = DV(wk[1], wk[0]) &+ gh
-            let t1 = armDV(Builtin.int_aarch64_crypto_sha512h(armQ(sum), armQ(armExt(ef, gh)), armQ(armExt(cd, ef))))
+            let t1 = armSHA512H(sum, armExt(ef, gh), armExt(cd, ef))
             let newEF = cd &+ t1
-            let newAB = armDV(Builtin.int_aarch64_crypto_sha512h2(armQ(t1), armQ(cd), armQ(ab)))
+            let newAB = armSHA512H2(t1, cd, ab)
             gh = ef; ef = newEF; cd = ab; ab = newAB
         }
         /// W[t..t+1] from `m0` (W[t-16..t-15]), `m1`, `m4`, `m5` and `m7` (the pairs 1, 4, 5 and 7 after it).
         @inline(__always) func schedule(_ m0: DV, _ m1: DV, _ m4: DV, _ m5: DV, _ m7: DV) -> DV {
-            let s0 = armDV(Builtin.int_aarch64_crypto_sha512su0(armQ(m0), armQ(m1)))
-            return armDV(Builtin.int_aarch64_crypto_sha512su1(armQ(s0), armQ(m7), armQ(armExt(m4, m5))))
+            armSHA512SU1(armSHA512SU0(m0, m1), m7, armExt(m4, m5))
         }
         rounds(w.0, 0); rounds(w.1, 1); rounds(w.2, 2); rounds(w.3, 3)
         rounds(w.4, 4); rounds(w.5, 5); rounds(w.6, 6); rounds(w.7, 7)

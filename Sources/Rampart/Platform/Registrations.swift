@@ -15,6 +15,12 @@ internal import RampartAccelVAES
 internal import RampartAccelVAES512
 internal import RampartAccelAESSHA
 internal import RampartAccelIFMA
+#if RAMPART_EMULATE_ARM64
+// The arm64 kernels' sources on emulated instructions: runnable through pins, never selected.
+internal import RampartAccelARMv8
+internal import RampartAccelARMv8SHA
+internal import RampartAccelARMv8SHA512
+#endif
 #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
 internal import RampartAccelARMv8
 internal import RampartAccelARMv8SHA
@@ -135,7 +141,7 @@ enum Registries {
 
     static var sha1Candidates: [any SHA1Implementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-        return [SHA1NI.self, SHA1AVX2.self, SHA1Portable.self]
+        return [SHA1NI.self, SHA1AVX2.self] + emulatedARM64([ARMv8SHA1.self]) + [SHA1Portable.self]
         #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
         return [ARMv8SHA1.self, SHA1Portable.self]
         #else
@@ -145,7 +151,7 @@ enum Registries {
 
     static var sha256Candidates: [any SHA256Implementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-        return [SHA256NI.self, SHA256AVX2.self, SHA256Portable.self]
+        return [SHA256NI.self, SHA256AVX2.self] + emulatedARM64([ARMv8SHA256.self]) + [SHA256Portable.self]
         #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
         return [ARMv8SHA256.self, SHA256Portable.self]
         #else
@@ -155,7 +161,7 @@ enum Registries {
 
     static var sha512Candidates: [any SHA512Implementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-        return [SHA512AVX2.self, SHA512Portable.self]
+        return [SHA512AVX2.self] + emulatedARM64([ARMv8SHA512.self]) + [SHA512Portable.self]
         #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
         return [ARMv8SHA512.self, SHA512Portable.self]
         #else
@@ -200,7 +206,7 @@ enum Registries {
     /// elsewhere (both expand into AES-NI's layout).
     static var aesCandidates: [any AESImplementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-        return [AESNIVAES.self, AESNI.self, AESPortable.self]
+        return [AESNIVAES.self, AESNI.self] + emulatedARM64([ARMv8AES.self]) + [AESPortable.self]
         #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
         return [ARMv8AES.self, AESPortable.self]
         #else
@@ -213,7 +219,7 @@ enum Registries {
     /// -> 0.85x, open 0.75x -> 0.80x OpenSSL's AVX code) and their SSE build.
     static var ghashCandidates: [any GHASHImplementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-        return [GHASHVAES.self, GHASHCLMULAVX.self, GHASHCLMUL.self, GHASHPortable.self]
+        return [GHASHVAES.self, GHASHCLMULAVX.self, GHASHCLMUL.self] + emulatedARM64([GHASHPMULL.self]) + [GHASHPortable.self]
         #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
         return [GHASHPMULL.self, GHASHPortable.self]
         #else
@@ -259,6 +265,16 @@ enum Registries {
 
     /// The first runnable AES implementation that expands keys into `layout` (the one GHASH's and
     /// IGE-SHA-256's self-tests run with), or nil.
+    /// `kernels` where the build runs the arm64 kernels' sources on emulated instructions
+    /// (RAMPART_EMULATE_ARM64, set by Package.swift on every processor but arm64), else none.
+    static func emulatedARM64<T>(_ kernels: [T]) -> [T] {
+        #if RAMPART_EMULATE_ARM64
+        return kernels
+        #else
+        return []
+        #endif
+    }
+
     static func aesImplementation(reading layout: AESScheduleLayout) -> (any AESImplementation.Type)? {
         let r = aes
         for (k, impl) in r.implementations.enumerated() where impl.layout == layout && r.statuses[k].state.isRunnable {

@@ -116,8 +116,9 @@ struct Registry<I>: @unchecked Sendable {
                 continue
             }
             // After the selection, and a kernel that may never be selected (runnable through a pin
-            // only, whose callers test it against the portable code), cost no self-test at start.
-            if chosen != nil || !(isPortable || selectable(c)) {
+            // only, whose callers test it against the portable code), cost no self-test at start. The
+            // arm64 kernels on emulated instructions (`…-emulated`) are never selected.
+            if chosen != nil || !(isPortable || (selectable(c) && !name(c).hasSuffix("-emulated"))) {
                 states.append(.untested)
                 continue
             }

@@ -10,7 +10,9 @@
 
 import Swift
 
-/// The emulated instructions.
+#if !arch(arm64)
+
+/// The emulated instructions (not built for arm64, where the real ones run).
 public enum ARMv8Emulated {
     // MARK: AES
 
@@ -196,3 +198,5 @@ public enum ARMv8Emulated {
         return SIMD2(w[0] &+ sigma1(x[0]) &+ y[0], w[1] &+ sigma1(x[1]) &+ y[1])
     }
 }
+
+#endif
