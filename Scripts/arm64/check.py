@@ -205,7 +205,7 @@ def main():
     lengths = (0).to_bytes(8, "big") + (8 * len(pg)).to_bytes(8, "big")
     assert xor(ghash(hg, ghash(hg, bytes(16), cg), lengths), ecb(kg, j0)) == tag3, "the Python GCM disagrees with test case 3"
 
-    # Random cases: every mode, every key size, 0 to 67 blocks (the four-block loops, their tails).
+    # Random cases: every mode, every key size, 0 to 67 blocks (the four- and eight-block loops, their tails).
     for n in list(range(0, 18)) + [31, 32, 33, 64, 67]:
         for kl in (16, 24, 32):
             key = bytes(rng.getrandbits(8) for _ in range(kl))

@@ -3,7 +3,9 @@
 // STATUS: on the x86_64 machines this project is developed on, Scripts/arm64-kernels.sh (a CI step)
 // compiles this file to arm64 machine code, checks its object code (the instructions present, the
 // conditional branches on public counts only) and runs every entry point under qemu-aarch64 against
-// FIPS 197, SP 800-38A, the GCM specification's test case 3 and an independent AES and GHASH. Not measured: its speed on Apple silicon. The registry's self-test guards it at run time.
+// FIPS 197, SP 800-38A, the GCM specification's test case 3 and an independent AES and GHASH; every
+// `swift test` runs it on emulated instructions (ARMv8Instructions.swift). Not measured: its speed on
+// Apple silicon (Docs/ARM64Throughput.md estimates it). The registry's self-test guards it at run time.
 //
 // Same conventions as the AES-NI kernels: FIPS-197 round keys (rounds + 1 of 16 bytes), decryption
 // keys in the "equivalent inverse cipher" form, whole buffers per call, in place allowed.
@@ -226,47 +228,97 @@ public func armIGEDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMut
     mid = mid ^ armPMULL(a[0] ^ a[1], b[0] ^ b[1])
 }
 
-/// Four blocks into the GHASH state at once: (y + b0)·H⁴ + b1·H³ + b2·H² + b3·H with one reduction
-/// (blocks in GHASH byte order, the state and powers in the POLYVAL form).
-@inline(__always) func armGHASH4(_ y: AV, _ b0: AV, _ b1: AV, _ b2: AV, _ b3: AV,
-                                 _ h1: AV, _ h2: AV, _ h3: AV, _ h4: AV) -> AV {
+/// Eight blocks into the GHASH state at once: (y + b0)·H⁸ + b1·H⁷ + … + b7·H with one reduction.
+@inline(__always) func armGHASH8(_ y: AV, _ b0: AV, _ b1: AV, _ b2: AV, _ b3: AV, _ b4: AV, _ b5: AV, _ b6: AV, _ b7: AV,
+                                 _ table: UnsafeRawPointer) -> AV {
     var lo = AV(), hi = AV(), mid = AV()
-    armMulAccumulate(y ^ armReverse(b0), h4, &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b1), h3, &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b2), h2, &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b3), h1, &lo, &hi, &mid)
+    armMulAccumulate(y ^ armReverse(b0), armLoad(table, 112), &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b1), armLoad(table, 96), &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b2), armLoad(table, 80), &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b3), armLoad(table, 64), &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b4), armLoad(table, 48), &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b5), armLoad(table, 32), &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b6), armLoad(table, 16), &lo, &hi, &mid)
+    armMulAccumulate(armReverse(b7), armLoad(table, 0), &lo, &hi, &mid)
     let m = mid ^ lo ^ hi
     return armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
 }
 
-/// Stores H·x (POLYVAL form) and its powers H², H³, H⁴ (as products of that form) in the first 64
-/// bytes of `table` (256 bytes, as the x86 layout).
+/// Stores H·x (POLYVAL form) and its powers H², …, H⁸ (as products of that form) in the first 128
+/// bytes of `table` (AESGCM gives every GHASH implementation 512 bytes).
 @inline(never)
 public func armGHASHPrecompute(_ hashKey: UnsafeRawPointer, _ table: UnsafeMutableRawPointer) {
     let h = armReverse(armLoad(hashKey, 0))
     let carry = 0 &- (h[1] >> 63)
     let h1 = AV(h[0] << 1, (h[1] << 1) | (h[0] >> 63)) ^ AV(carry & 1, carry & 0xc200_0000_0000_0000)
-    let h2 = armDot(h1, h1), h3 = armDot(h2, h1), h4 = armDot(h3, h1)
-    armStore(h1, table, 0); armStore(h2, table, 16); armStore(h3, table, 32); armStore(h4, table, 48)
+    var p = h1
+    armStore(h1, table, 0)
+    for i in 1..<8 {
+        p = armDot(p, h1)
+        armStore(p, table, 16 * i)
+    }
 }
 
-/// Absorbs `blocks` blocks into the GHASH state (GHASH byte order), one multiplication per block.
+/// Absorbs `blocks` blocks into the GHASH state (GHASH byte order): eight at a time with one
+/// reduction, then one multiplication per block.
 @inline(never)
 public func armGHASHBlocks(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawPointer,
                            _ data: UnsafeRawPointer, _ blocks: Int) {
-    let h = armLoad(table, 0)
     var y = armReverse(armLoad(state, 0))
-    for i in 0..<blocks { y = armDot(y ^ armReverse(armLoad(data, 16 * i)), h) }
+    var i = 0
+    while i + 8 <= blocks {
+        let o = 16 * i
+        y = armGHASH8(y, armLoad(data, o), armLoad(data, o + 16), armLoad(data, o + 32), armLoad(data, o + 48),
+                      armLoad(data, o + 64), armLoad(data, o + 80), armLoad(data, o + 96), armLoad(data, o + 112), table)
+        i += 8
+    }
+    let h = armLoad(table, 0)
+    while i < blocks { y = armDot(y ^ armReverse(armLoad(data, 16 * i)), h); i += 1 }
     armStore(armReverse(y), state, 0)
 }
 
-// MARK: - GCM (CTR with GCM's 32-bit counter, then GHASH, four blocks at a time)
+// MARK: - GCM (CTR with GCM's 32-bit counter and GHASH, eight blocks at a time, interleaved)
+
+/// Eight AES encryptions (`s0…s7`, in place) with an eight-block aggregated GHASH of `g0…g7` into `y`
+/// placed between their rounds: one Karatsuba product after each of rounds 0…7, the reduction after
+/// round 8 (every key size has at least nine full rounds). The two are independent chains on different
+/// instructions (aese/aesmc, pmull/eor), so the core runs them side by side; written one after the
+/// other, the GHASH would wait for the last AES round. Straight-line code, no branch on data.
+@inline(__always) func armEncrypt8GHASH8(_ s0: inout AV, _ s1: inout AV, _ s2: inout AV, _ s3: inout AV,
+                                         _ s4: inout AV, _ s5: inout AV, _ s6: inout AV, _ s7: inout AV,
+                                         _ rk: UnsafeRawPointer, _ rounds: Int, _ y: inout AV,
+                                         _ g0: AV, _ g1: AV, _ g2: AV, _ g3: AV, _ g4: AV, _ g5: AV, _ g6: AV, _ g7: AV,
+                                         _ table: UnsafeRawPointer) {
+    var lo = AV(), hi = AV(), mid = AV()
+    @inline(__always) func round(_ r: Int) {
+        let k = armLoad(rk, 16 * r)
+        s0 = armAESMC(armAESE(s0, k)); s1 = armAESMC(armAESE(s1, k))
+        s2 = armAESMC(armAESE(s2, k)); s3 = armAESMC(armAESE(s3, k))
+        s4 = armAESMC(armAESE(s4, k)); s5 = armAESMC(armAESE(s5, k))
+        s6 = armAESMC(armAESE(s6, k)); s7 = armAESMC(armAESE(s7, k))
+    }
+    round(0); armMulAccumulate(y ^ armReverse(g0), armLoad(table, 112), &lo, &hi, &mid)
+    round(1); armMulAccumulate(armReverse(g1), armLoad(table, 96), &lo, &hi, &mid)
+    round(2); armMulAccumulate(armReverse(g2), armLoad(table, 80), &lo, &hi, &mid)
+    round(3); armMulAccumulate(armReverse(g3), armLoad(table, 64), &lo, &hi, &mid)
+    round(4); armMulAccumulate(armReverse(g4), armLoad(table, 48), &lo, &hi, &mid)
+    round(5); armMulAccumulate(armReverse(g5), armLoad(table, 32), &lo, &hi, &mid)
+    round(6); armMulAccumulate(armReverse(g6), armLoad(table, 16), &lo, &hi, &mid)
+    round(7); armMulAccumulate(armReverse(g7), armLoad(table, 0), &lo, &hi, &mid)
+    round(8)
+    let m = mid ^ lo ^ hi
+    y = armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
+    var r = 9
+    while r < rounds - 1 { round(r); r += 1 }
+    let k = armLoad(rk, 16 * (rounds - 1)), kl = armLoad(rk, 16 * rounds)
+    s0 = armAESE(s0, k) ^ kl; s1 = armAESE(s1, k) ^ kl; s2 = armAESE(s2, k) ^ kl; s3 = armAESE(s3, k) ^ kl
+    s4 = armAESE(s4, k) ^ kl; s5 = armAESE(s5, k) ^ kl; s6 = armAESE(s6, k) ^ kl; s7 = armAESE(s7, k) ^ kl
+}
 
 /// AES-GCM encryption of `blocks` whole blocks: CTR with the 32-bit counter of `counter` (16 bytes,
-/// advanced by `blocks` modulo 2^32), then GHASH of the ciphertext into `state` (GCM byte order), four
-/// blocks at a time with one reduction (H..H⁴ from the table). Not stitched (the two passes run one
-/// after the other on each group): the interleaving of the AES-NI kernels is still to be written and
-/// measured on an arm64 machine.
+/// advanced by `blocks` modulo 2^32), and GHASH of the ciphertext into `state` (GCM byte order). Eight
+/// blocks at a time, the GHASH of each group's ciphertext interleaved with the next group's AES rounds
+/// (``armEncrypt8GHASH8``); H..H⁸ from the table.
 @inline(never)
 public func armGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
                           _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
@@ -275,7 +327,8 @@ public func armGCMEncrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsafe
 }
 
 /// AES-GCM decryption of `blocks` whole blocks: GHASH of the ciphertext `input` into `state` and CTR
-/// decryption into `output` (the same buffer or a disjoint one).
+/// decryption into `output` (the same buffer or a disjoint one), eight blocks at a time, each group's
+/// GHASH interleaved with its own AES rounds.
 @inline(never)
 public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
                           _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
@@ -286,7 +339,6 @@ public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsafe
 @inline(__always) func armGCM(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: UnsafeRawPointer,
                               _ counter: UnsafeMutableRawPointer, _ state: UnsafeMutableRawPointer,
                               _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int, sealing: Bool) {
-    let h = armLoad(table, 0), h2 = armLoad(table, 16), h3 = armLoad(table, 32), h4 = armLoad(table, 48)
     var y = armReverse(armLoad(state, 0))
     let prefix = unsafeBitCast(armLoad(counter, 0), to: SIMD4<UInt32>.self)
     var ctr = UInt32(bigEndian: counter.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
@@ -298,17 +350,30 @@ public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsafe
         return unsafeBitCast(b, to: AV.self)
     }
     var i = 0
-    while i + 4 <= blocks {
+    // Sealing hashes a group's ciphertext during the next group's rounds: `g0…g7` hold the group not yet
+    // hashed, `pending` says whether there is one (public: false only before the first group).
+    var g0 = AV(), g1 = AV(), g2 = AV(), g3 = AV(), g4 = AV(), g5 = AV(), g6 = AV(), g7 = AV()
+    var pending = false
+    while i + 8 <= blocks {
         let o = 16 * i
         let x0 = armLoad(input, o), x1 = armLoad(input, o + 16), x2 = armLoad(input, o + 32), x3 = armLoad(input, o + 48)
-        if !sealing { y = armGHASH4(y, x0, x1, x2, x3, h, h2, h3, h4) }
-        var s0 = next(), s1 = next(), s2 = next(), s3 = next()
-        armEncrypt4(&s0, &s1, &s2, &s3, rk, rounds)
-        let c0 = s0 ^ x0, c1 = s1 ^ x1, c2 = s2 ^ x2, c3 = s3 ^ x3
+        let x4 = armLoad(input, o + 64), x5 = armLoad(input, o + 80), x6 = armLoad(input, o + 96), x7 = armLoad(input, o + 112)
+        if !sealing { (g0, g1, g2, g3, g4, g5, g6, g7) = (x0, x1, x2, x3, x4, x5, x6, x7); pending = true }
+        var s0 = next(), s1 = next(), s2 = next(), s3 = next(), s4 = next(), s5 = next(), s6 = next(), s7 = next()
+        if pending {
+            armEncrypt8GHASH8(&s0, &s1, &s2, &s3, &s4, &s5, &s6, &s7, rk, rounds, &y, g0, g1, g2, g3, g4, g5, g6, g7, table)
+        } else {
+            armEncrypt4(&s0, &s1, &s2, &s3, rk, rounds)
+            armEncrypt4(&s4, &s5, &s6, &s7, rk, rounds)
+        }
+        let c0 = s0 ^ x0, c1 = s1 ^ x1, c2 = s2 ^ x2, c3 = s3 ^ x3, c4 = s4 ^ x4, c5 = s5 ^ x5, c6 = s6 ^ x6, c7 = s7 ^ x7
         armStore(c0, output, o); armStore(c1, output, o + 16); armStore(c2, output, o + 32); armStore(c3, output, o + 48)
-        if sealing { y = armGHASH4(y, c0, c1, c2, c3, h, h2, h3, h4) }
-        i += 4
+        armStore(c4, output, o + 64); armStore(c5, output, o + 80); armStore(c6, output, o + 96); armStore(c7, output, o + 112)
+        if sealing { (g0, g1, g2, g3, g4, g5, g6, g7) = (c0, c1, c2, c3, c4, c5, c6, c7); pending = true }
+        i += 8
     }
+    if sealing && pending { y = armGHASH8(y, g0, g1, g2, g3, g4, g5, g6, g7, table) }
+    let h = armLoad(table, 0)
     while i < blocks {
         let x = armLoad(input, 16 * i)
         let c = armEncrypt1(next(), rk, rounds) ^ x
@@ -367,7 +432,7 @@ public enum ARMv8AES: AESImplementation {
 
 /// GHASH on PMULL, one multiplication per block, with GCM's CTR on the ARMv8 AES instructions
 /// (``armGCMEncrypt(_:_:_:_:_:_:_:_:)``), reading the `.armv8` schedule layout. The table holds H·x
-/// and the powers H², H³, H⁴ of the aggregated four-block GHASH (64 bytes).
+/// and the powers H², …, H⁸ of the aggregated eight-block GHASH (128 bytes).
 public enum GHASHPMULL: GHASHImplementation {
     public static var name: String { armImplementationName("pmull") }
     public static var requires: KernelFeatures { armImplementationRequires([.armAES, .armPMULL]) }
