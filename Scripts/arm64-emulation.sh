@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The emulated ARMv8 instructions (Sources/RampartKernelSupport/ARMv8Emulated.swift, portable Swift) against
-# the real ones: 19 instructions x 400 random operands each (plus edge values) through both, the real
+# the real ones, through the very wrappers the kernels call (ARMv8Instructions.swift on arm64): 19
+# instructions x 400 random operands each (plus edge values) through both, the real
 # ones compiled to arm64 and run under qemu-aarch64, the emulated ones compiled for this machine.
 # Needs what Scripts/arm64-kernels.sh needs (it builds the aarch64 standard library module first).
 set -euo pipefail
@@ -12,10 +13,11 @@ root=$(cd "$(dirname "$(readlink -f "$swiftc")")/.." && pwd)
 f=(-Xcc -Xclang -Xcc -target-feature -Xcc -Xclang -Xcc)
 "$swiftc" -frontend -c -target aarch64-unknown-linux-gnu -parse-stdlib -parse-as-library -O -I "$work/mods" \
     -resource-dir "$root/lib/swift" -module-name RampartARM64Instructions "${f[@]}" +aes "${f[@]}" +sha2 "${f[@]}" +sha3 \
+    Sources/RampartKernelSupport/ARMv8Instructions.swift Scripts/arm64/instruction-table.swift \
     Scripts/arm64/instructions.swift -o "$work/instructions.o"
 aarch64-linux-gnu-gcc -static -O2 -o "$work/instructions" Scripts/arm64/instruction_driver.c "$work/instructions.o"
 "$swiftc" -O -parse-stdlib -module-name EmulationCheck Sources/RampartKernelSupport/ARMv8Emulated.swift \
-    Scripts/arm64/emulation-check/main.swift -o "$work/emulated"
+    Scripts/arm64/instruction-table.swift Scripts/arm64/emulation-check/main.swift -o "$work/emulated"
 python3 - "$work" <<'PY'
 import random, subprocess, sys
 work = sys.argv[1]

@@ -4,7 +4,7 @@
 // compiles this file to arm64 machine code, checks its object code (the instructions present, the
 // conditional branches on public counts only) and runs every entry point under qemu-aarch64 against
 // FIPS 197, SP 800-38A, the GCM specification's test case 3 and an independent AES and GHASH; every
-// `swift test` runs it on emulated instructions (ARMv8Instructions.swift). Not measured: its speed on
+// `swift test` runs it on emulated instructions (RampartKernelSupport/ARMv8Emulated.swift). Not measured: its speed on
 // Apple silicon (Docs/ARM64Throughput.md estimates it). The registry's self-test guards it at run time.
 //
 // Same conventions as the AES-NI kernels: FIPS-197 round keys (rounds + 1 of 16 bytes), decryption

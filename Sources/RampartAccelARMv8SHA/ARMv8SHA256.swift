@@ -8,6 +8,7 @@
 // Constant time: no branch and no address depends on the message or the state.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(arm64) || RAMPART_TYPECHECK_ARM64 || RAMPART_EMULATE_ARM64
 

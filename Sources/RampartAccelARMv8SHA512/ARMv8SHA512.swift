@@ -12,6 +12,7 @@
 // FIPS 180-4's examples and hashlib. Constant time: no branch and no address depends on the data.
 
 import Swift
+import RampartKernelSupport
 
 #if arch(arm64) || RAMPART_TYPECHECK_ARM64 || RAMPART_EMULATE_ARM64
 

@@ -199,4 +199,32 @@ public enum ARMv8Emulated {
     }
 }
 
+// MARK: - The kernels' wrappers on this backend (ARMv8Instructions.swift has the real ones)
+
+#if !RAMPART_TYPECHECK_ARM64
+
+@_alwaysEmitIntoClient @inline(__always) public func armAESE(_ s: SIMD2<UInt64>, _ k: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.aese(s, k) }
+@_alwaysEmitIntoClient @inline(__always) public func armAESD(_ s: SIMD2<UInt64>, _ k: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.aesd(s, k) }
+@_alwaysEmitIntoClient @inline(__always) public func armAESMC(_ s: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.aesmc(s) }
+@_alwaysEmitIntoClient @inline(__always) public func armAESIMC(_ s: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.aesimc(s) }
+@_alwaysEmitIntoClient @inline(__always) public func armPMULL(_ a: UInt64, _ b: UInt64) -> SIMD2<UInt64> { ARMv8Emulated.pmull(a, b) }
+
+@_alwaysEmitIntoClient @inline(__always) public func armSHA256H(_ abcd: SIMD4<UInt32>, _ efgh: SIMD4<UInt32>, _ wk: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha256h(abcd, efgh, wk) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA256H2(_ efgh: SIMD4<UInt32>, _ abcd: SIMD4<UInt32>, _ wk: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha256h2(efgh, abcd, wk) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA256SU0(_ w0: SIMD4<UInt32>, _ w1: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha256su0(w0, w1) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA256SU1(_ x: SIMD4<UInt32>, _ w2: SIMD4<UInt32>, _ w3: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha256su1(x, w2, w3) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA1C(_ abcd: SIMD4<UInt32>, _ e: UInt32, _ wk: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha1c(abcd, e, wk) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA1P(_ abcd: SIMD4<UInt32>, _ e: UInt32, _ wk: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha1p(abcd, e, wk) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA1M(_ abcd: SIMD4<UInt32>, _ e: UInt32, _ wk: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha1m(abcd, e, wk) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA1H(_ a: UInt32) -> UInt32 { ARMv8Emulated.sha1h(a) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA1SU0(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>, _ c: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha1su0(a, b, c) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA1SU1(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>) -> SIMD4<UInt32> { ARMv8Emulated.sha1su1(a, b) }
+
+@_alwaysEmitIntoClient @inline(__always) public func armSHA512H(_ w: SIMD2<UInt64>, _ x: SIMD2<UInt64>, _ y: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.sha512h(w, x, y) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA512H2(_ w: SIMD2<UInt64>, _ x: SIMD2<UInt64>, _ y: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.sha512h2(w, x, y) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA512SU0(_ w: SIMD2<UInt64>, _ x: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.sha512su0(w, x) }
+@_alwaysEmitIntoClient @inline(__always) public func armSHA512SU1(_ w: SIMD2<UInt64>, _ x: SIMD2<UInt64>, _ y: SIMD2<UInt64>) -> SIMD2<UInt64> { ARMv8Emulated.sha512su1(w, x, y) }
+
+#endif
+
 #endif
