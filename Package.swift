@@ -101,6 +101,14 @@ let package = Package(
             path: "Sources/RampartAccelARMv8SHA512",
             swiftSettings: kernelFlags(["+sha2", "+sha3"]) + emulateARM64
         ),
+        // AES-256-IGE decryption stitched with SHA-256 on the ARMv8 AES and SHA-256 instructions, MTProto's
+        // receiver (empty on x86_64, but for its emulated build).
+        .target(
+            name: "RampartAccelARMv8AESSHA",
+            dependencies: ["RampartKernelSupport"],
+            path: "Sources/RampartAccelARMv8AESSHA",
+            swiftSettings: kernelFlags(["+aes", "+sha2"]) + emulateARM64
+        ),
         .target(
             name: "RampartAccelBMI2",
             dependencies: ["RampartBarrier", "RampartKernelSupport"],
@@ -158,7 +166,7 @@ let package = Package(
         // Primitives: stdlib only.
         .target(
             name: "Rampart",
-            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8", "RampartAccelARMv8SHA", "RampartAccelARMv8SHA512",
+            dependencies: ["RampartAccelSHA", "RampartAccelAVX2", "RampartAccelAVX512", "RampartAccelAESNI", "RampartAccelAESAVX", "RampartAccelAESSHA", "RampartAccelARMv8", "RampartAccelARMv8SHA", "RampartAccelARMv8SHA512", "RampartAccelARMv8AESSHA",
                            "RampartAccelBMI2", "RampartAccelVAES", "RampartAccelVAES512", "RampartAccelIFMA",
                            "RampartBarrier", "RampartKernelSupport", "RampartEncoding"],
             path: "Sources/Rampart",

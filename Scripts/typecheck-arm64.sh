@@ -8,10 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for m in RampartKernelSupport RampartAccelARMv8 RampartAccelARMv8SHA RampartAccelARMv8SHA512; do
+for m in RampartKernelSupport RampartAccelARMv8 RampartAccelARMv8SHA RampartAccelARMv8SHA512 RampartAccelARMv8AESSHA; do
     swiftc -emit-module -parse-stdlib -D RAMPART_TYPECHECK_ARM64 -I "$out" -I .build/debug/Modules -module-name "$m" \
         Sources/"$m"/*.swift -emit-module-path "$out/$m.swiftmodule"
 done
 swiftc -typecheck -package-name rampart -D RAMPART_TYPECHECK_ARM64 -I "$out" -I .build/debug/Modules \
     -module-name Rampart $(find Sources/Rampart -name '*.swift' | sort)
-echo "arm64 type-check: ok (RampartKernelSupport, RampartAccelARMv8, RampartAccelARMv8SHA, RampartAccelARMv8SHA512 and Rampart with RAMPART_TYPECHECK_ARM64)"
+echo "arm64 type-check: ok (RampartKernelSupport, RampartAccelARMv8, RampartAccelARMv8SHA, RampartAccelARMv8SHA512, RampartAccelARMv8AESSHA and Rampart with RAMPART_TYPECHECK_ARM64)"

@@ -136,6 +136,23 @@ SHA256_K = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2]
 SHA256_IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
 
+def sha256_compress(state, data):  # FIPS 180-4 §6.2.2 over whole 64-byte blocks: the mid-state, not a digest
+    r = lambda x, n: ((x >> n) | (x << (32 - n))) & 0xFFFFFFFF
+    h = list(state)
+    for o in range(0, len(data), 64):
+        w = [int.from_bytes(data[o + 4 * i:o + 4 * i + 4], "big") for i in range(16)]
+        for t in range(16, 64):
+            s0 = r(w[t - 15], 7) ^ r(w[t - 15], 18) ^ (w[t - 15] >> 3)
+            s1 = r(w[t - 2], 17) ^ r(w[t - 2], 19) ^ (w[t - 2] >> 10)
+            w.append((w[t - 16] + s0 + w[t - 7] + s1) & 0xFFFFFFFF)
+        a, b, c, d, e, f, g, hh = h
+        for t in range(64):
+            t1 = (hh + (r(e, 6) ^ r(e, 11) ^ r(e, 25)) + ((e & f) ^ (~e & g)) + SHA256_K[t] + w[t]) & 0xFFFFFFFF
+            t2 = ((r(a, 2) ^ r(a, 13) ^ r(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) & 0xFFFFFFFF
+            a, b, c, d, e, f, g, hh = (t1 + t2) & 0xFFFFFFFF, a, b, c, (d + t1) & 0xFFFFFFFF, e, f, g
+        h = [(x + y) & 0xFFFFFFFF for x, y in zip(h, (a, b, c, d, e, f, g, hh))]
+    return h
+
 SHA512_IV = bytes.fromhex("6a09e667f3bcc908bb67ae8584caa73b3c6ef372fe94f82ba54ff53a5f1d36f1"
                           "510e527fade682d19b05688c2b3e6c1f1f83d9abfb41bd6b5be0cd19137e2179")
 SHA512_K = """
@@ -279,6 +296,25 @@ def main():
         m = bytes(rng.getrandbits(8) for _ in range(n))
         sha512_case(f"SHA-512 of {n} random bytes", m, hashlib.sha512(m).digest())
 
+    # MTProto's receiver (op 13): IGE decryption stitched with SHA-256(prefix ‖ plaintext) over whole
+    # 64-byte blocks, from the initial value and from a mid-state; AES-256 (the stitched loop) and
+    # AES-128 (the kernel's sequential fallback). The key field carries the AES key, the 32-byte prefix
+    # and the round constants; the state is checked against the Python compression above.
+    kb = b"".join(w.to_bytes(4, "little") for w in SHA256_K)
+    for kl in (32, 16):
+        for n in list(range(2, 42)) + [64, 65]:
+            key = bytes(rng.getrandbits(8) for _ in range(kl))
+            prefix = bytes(rng.getrandbits(8) for _ in range(32))
+            iv32 = bytes(rng.getrandbits(8) for _ in range(32))
+            plain = bytes(rng.getrandbits(8) for _ in range(16 * n))
+            c, last = ige(key, iv32, plain)
+            start = SHA256_IV if n % 2 else sha256_compress(SHA256_IV, bytes(rng.getrandbits(8) for _ in range(64)))
+            absorbed = 64 * ((32 + 16 * n) // 64) - 32
+            st = sha256_compress(start, (prefix + plain)[:32 + absorbed])
+            le = lambda ws: b"".join(w.to_bytes(4, "little") for w in ws)
+            cases.append((f"IGE decrypt + SHA-256, {8 * kl}-bit key, {n} blocks", f"13 {(key + prefix + kb).hex()} {iv32.hex()} {le(start).hex()} {c.hex()}",
+                          plain, last, le(st)))
+
     stdin = "".join(line + "\n" for _, line, _, _, _ in cases)
     run = subprocess.run([qemu, "-cpu", "max", driver], input=stdin, capture_output=True, text=True)
     if run.returncode != 0:
@@ -305,8 +341,8 @@ def main():
         print(f"arm64 kernels: {failures} of {len(cases)} cases failed", file=sys.stderr)
         return 1
     print(f"arm64 kernels under qemu-aarch64: {len(cases)} cases passed (FIPS 197 C.1-C.3, SP 800-38A F.2.1/F.2.2/F.5.1, "
-          f"GCM test case 3 with its tag, FIPS 180-4's SHA-1, SHA-256 and SHA-512 examples, random ECB/CTR/CBC/IGE/GCM/GHASH cases against "
-          f"an independent AES and random SHA-1, SHA-256 and SHA-512 messages against hashlib)")
+          f"GCM test case 3 with its tag, FIPS 180-4's SHA-1, SHA-256 and SHA-512 examples, random ECB/CTR/CBC/IGE/GCM/GHASH and stitched IGE-SHA-256 cases against "
+          f"an independent AES and SHA-256 and random SHA-1, SHA-256 and SHA-512 messages against hashlib)")
     return 0
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ int main(void) {
         memset(output, 0xEE, sizeof output);
         long r = rampart_arm64_case(op, key, keyLength, iv, input, op == 7 ? output : output, n / 16, state, schedule);
         if (r == 0) { printf("error\n"); continue; }
-        hex(output, op == 7 || op >= 10 ? 0 : n); printf(" "); hex(iv, ivLength); printf(" "); hex(state, op == 10 ? 32 : op == 11 ? 20 : op == 12 ? 64 : 16); printf("\n");
+        hex(output, op == 7 || (op >= 10 && op <= 12) ? 0 : n); printf(" "); hex(iv, ivLength); printf(" "); hex(state, op == 10 || op == 13 ? 32 : op == 11 ? 20 : op == 12 ? 64 : 16); printf("\n");
     }
     return 0;
 }

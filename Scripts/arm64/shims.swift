@@ -6,12 +6,15 @@ import Swift
 import RampartAccelARMv8
 import RampartAccelARMv8SHA
 import RampartAccelARMv8SHA512
+import RampartAccelARMv8AESSHA
 
 /// Runs one case. `op`: 0 ECB encrypt, 1 ECB decrypt, 2 CTR, 3 CBC encrypt, 4 CBC decrypt, 5 IGE
 /// encrypt, 6 IGE decrypt (`iv`: the 32-byte IGE vector), 7 GHASH (`key`: H, `state`: 16 bytes in and
 /// out), 8 GCM encrypt, 9 GCM decrypt (`iv`: the 16-byte counter block, `state`: the GHASH state in and
 /// out). 10: SHA-256 of whole blocks (`key`: the 64 round constants, little-endian words; `state`: 32
-/// bytes, the state words in and out). `iv` is updated as the kernels leave it. Returns the rounds (0 for a bad key length).
+/// bytes, the state words in and out). 13: IGE decryption stitched with SHA-256 (`key`: the AES key,
+/// then the 32-byte prefix, then the round constants; `state` as for 10). `iv` is updated as the
+/// kernels leave it. Returns the rounds (0 for a bad key length).
 @_cdecl("rampart_arm64_case")
 public func rampartARM64Case(_ op: Int, _ key: UnsafeRawPointer, _ keyLength: Int, _ iv: UnsafeMutableRawPointer,
                              _ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ blocks: Int,
@@ -37,6 +40,16 @@ public func rampartARM64Case(_ op: Int, _ key: UnsafeRawPointer, _ keyLength: In
         armGHASHPrecompute(key, schedule)
         armGHASHBlocks(UnsafeRawPointer(schedule), state, input, blocks)
         return 1
+    }
+    if op == 13 {
+        // keyLength = AES key + 32 + 256.
+        let aesLength = keyLength - 288
+        let rounds = armExpandKey(key, aesLength, schedule, schedule + 256)
+        guard rounds > 0 else { return 0 }
+        _ = armIGEDecryptSHA256(UnsafeRawPointer(schedule + 256), rounds, iv, input, output, blocks,
+                                state.assumingMemoryBound(to: UInt32.self), key + aesLength,
+                                (key + aesLength + 32).assumingMemoryBound(to: UInt32.self))
+        return rounds
     }
     let rounds = armExpandKey(key, keyLength, schedule, schedule + 256)
     guard rounds > 0 else { return 0 }

@@ -21,8 +21,15 @@ typealias AV = SIMD2<UInt64>
 
 @inline(__always) func armLoad(_ p: UnsafeRawPointer, _ offset: Int) -> AV { p.loadUnaligned(fromByteOffset: offset, as: AV.self) }
 @inline(__always) func armStore(_ v: AV, _ p: UnsafeMutableRawPointer, _ offset: Int) { p.storeBytes(of: v, toByteOffset: offset, as: AV.self) }
-/// The 16 bytes in reverse order.
-@inline(__always) func armReverse(_ v: AV) -> AV { AV(v[1].byteSwapped, v[0].byteSwapped) }
+/// The 16 bytes in reverse order, as one vector shuffle (`rev64` and `ext`): written lane by lane on
+/// 64-bit halves (`byteSwapped`), the compiler moved every block through general registers.
+@inline(__always) func armReverse(_ v: AV) -> AV {
+    let b = unsafeBitCast(v, to: SIMD16<UInt8>.self)
+    return unsafeBitCast(SIMD16<UInt8>(b[15], b[14], b[13], b[12], b[11], b[10], b[9], b[8],
+                                       b[7], b[6], b[5], b[4], b[3], b[2], b[1], b[0]), to: AV.self)
+}
+/// The two 64-bit halves swapped (`ext #8`).
+@inline(__always) func armSwap(_ v: AV) -> AV { AV(v[1], v[0]) }
 
 @inline(__always) func armEncrypt1(_ x: AV, _ rk: UnsafeRawPointer, _ rounds: Int) -> AV {
     var s = x
@@ -209,53 +216,77 @@ public func armIGEDecrypt(_ dk: UnsafeRawPointer, _ rounds: Int, _ iv: UnsafeMut
 /// Montgomery reduction of hi * x^128 + lo modulo the POLYVAL polynomial.
 @inline(__always) func armReduce(_ lo: AV, _ hi: AV) -> AV {
     let c: UInt64 = 0xc200_0000_0000_0000
-    var x = AV(lo[1], lo[0]) ^ armPMULL(lo[0], c)
-    x = AV(x[1], x[0]) ^ armPMULL(x[0], c)
+    var x = armSwap(lo) ^ armPMULL(lo[0], c)
+    x = armSwap(x) ^ armPMULL(x[0], c)
     return hi ^ x
 }
 
-@inline(__always) func armDot(_ a: AV, _ b: AV) -> AV {
-    let lo = armPMULL(a[0], b[0]), hi = armPMULL(a[1], b[1])
-    let m = armPMULL(a[0] ^ a[1], b[0] ^ b[1]) ^ lo ^ hi
-    return armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
+/// Folds the middle product `mid` into the 256-bit product (lo, hi) and reduces: its low half into
+/// lo's high half, its high half into hi's low half.
+@inline(__always) func armFold(_ lo: AV, _ hi: AV, _ mid: AV) -> AV {
+    armReduce(lo ^ AV(0, mid[0]), hi ^ AV(mid[1], 0))
 }
 
-/// Accumulates the three Karatsuba products of `a` and `b` without reducing them (aggregated GHASH:
-/// several products, one reduction).
-@inline(__always) func armMulAccumulate(_ a: AV, _ b: AV, _ lo: inout AV, _ hi: inout AV, _ mid: inout AV) {
+// The products are schoolbook (four PMULLs: a0·b0, a1·b1, a0·b1 ^ a1·b0), not Karatsuba (three, the
+// third on a0 ^ a1 and b0 ^ b1): every operand then pairs lane 0 with lane 0 (`pmull`) or lane 1 with
+// lane 1 (`pmull2`), the cross terms against the H power with its halves swapped, which the table
+// keeps. Written as Karatsuba, the optimizer turned the vector XOR of the halves back into a scalar
+// one and moved every block through general registers and back (seen in the arm64 object code).
+
+/// a·b unreduced into (lo, hi, mid); `bs` is b with its halves swapped.
+@inline(__always) func armMulAccumulate(_ a: AV, _ b: AV, _ bs: AV, _ lo: inout AV, _ hi: inout AV, _ mid: inout AV) {
     lo = lo ^ armPMULL(a[0], b[0])
     hi = hi ^ armPMULL(a[1], b[1])
-    mid = mid ^ armPMULL(a[0] ^ a[1], b[0] ^ b[1])
+    mid = mid ^ armPMULL(a[0], bs[0]) ^ armPMULL(a[1], bs[1])
+}
+
+/// a·b reduced (POLYVAL form); `bs` is b with its halves swapped.
+@inline(__always) func armDot(_ a: AV, _ b: AV, _ bs: AV) -> AV {
+    var lo = AV(), hi = AV(), mid = AV()
+    armMulAccumulate(a, b, bs, &lo, &hi, &mid)
+    return armFold(lo, hi, mid)
+}
+
+/// Power H^i of the table (i = 1…8) and its swapped form.
+@inline(__always) func armPower(_ table: UnsafeRawPointer, _ i: Int) -> (AV, AV) {
+    (armLoad(table, 16 * (i - 1)), armLoad(table, 128 + 16 * (i - 1)))
+}
+
+/// One block's product into the accumulators: block `b` (GHASH byte order) times H^i.
+@inline(__always) func armAccumulateBlock(_ x: AV, _ table: UnsafeRawPointer, _ i: Int,
+                                          _ lo: inout AV, _ hi: inout AV, _ mid: inout AV) {
+    let (h, hs) = armPower(table, i)
+    armMulAccumulate(x, h, hs, &lo, &hi, &mid)
 }
 
 /// Eight blocks into the GHASH state at once: (y + b0)·H⁸ + b1·H⁷ + … + b7·H with one reduction.
 @inline(__always) func armGHASH8(_ y: AV, _ b0: AV, _ b1: AV, _ b2: AV, _ b3: AV, _ b4: AV, _ b5: AV, _ b6: AV, _ b7: AV,
                                  _ table: UnsafeRawPointer) -> AV {
     var lo = AV(), hi = AV(), mid = AV()
-    armMulAccumulate(y ^ armReverse(b0), armLoad(table, 112), &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b1), armLoad(table, 96), &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b2), armLoad(table, 80), &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b3), armLoad(table, 64), &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b4), armLoad(table, 48), &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b5), armLoad(table, 32), &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b6), armLoad(table, 16), &lo, &hi, &mid)
-    armMulAccumulate(armReverse(b7), armLoad(table, 0), &lo, &hi, &mid)
-    let m = mid ^ lo ^ hi
-    return armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
+    armAccumulateBlock(y ^ armReverse(b0), table, 8, &lo, &hi, &mid)
+    armAccumulateBlock(armReverse(b1), table, 7, &lo, &hi, &mid)
+    armAccumulateBlock(armReverse(b2), table, 6, &lo, &hi, &mid)
+    armAccumulateBlock(armReverse(b3), table, 5, &lo, &hi, &mid)
+    armAccumulateBlock(armReverse(b4), table, 4, &lo, &hi, &mid)
+    armAccumulateBlock(armReverse(b5), table, 3, &lo, &hi, &mid)
+    armAccumulateBlock(armReverse(b6), table, 2, &lo, &hi, &mid)
+    armAccumulateBlock(armReverse(b7), table, 1, &lo, &hi, &mid)
+    return armFold(lo, hi, mid)
 }
 
 /// Stores H·x (POLYVAL form) and its powers H², …, H⁸ (as products of that form) in the first 128
-/// bytes of `table` (AESGCM gives every GHASH implementation 512 bytes).
+/// bytes of `table`, and the same eight with their halves swapped in the next 128 (AESGCM gives every
+/// GHASH implementation 512 bytes).
 @inline(never)
 public func armGHASHPrecompute(_ hashKey: UnsafeRawPointer, _ table: UnsafeMutableRawPointer) {
     let h = armReverse(armLoad(hashKey, 0))
     let carry = 0 &- (h[1] >> 63)
     let h1 = AV(h[0] << 1, (h[1] << 1) | (h[0] >> 63)) ^ AV(carry & 1, carry & 0xc200_0000_0000_0000)
     var p = h1
-    armStore(h1, table, 0)
-    for i in 1..<8 {
-        p = armDot(p, h1)
+    for i in 0..<8 {
+        if i > 0 { p = armDot(p, h1, armSwap(h1)) }
         armStore(p, table, 16 * i)
+        armStore(armSwap(p), table, 128 + 16 * i)
     }
 }
 
@@ -272,8 +303,8 @@ public func armGHASHBlocks(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawP
                       armLoad(data, o + 64), armLoad(data, o + 80), armLoad(data, o + 96), armLoad(data, o + 112), table)
         i += 8
     }
-    let h = armLoad(table, 0)
-    while i < blocks { y = armDot(y ^ armReverse(armLoad(data, 16 * i)), h); i += 1 }
+    let (h, hs) = armPower(table, 1)
+    while i < blocks { y = armDot(y ^ armReverse(armLoad(data, 16 * i)), h, hs); i += 1 }
     armStore(armReverse(y), state, 0)
 }
 
@@ -297,17 +328,16 @@ public func armGHASHBlocks(_ table: UnsafeRawPointer, _ state: UnsafeMutableRawP
         s4 = armAESMC(armAESE(s4, k)); s5 = armAESMC(armAESE(s5, k))
         s6 = armAESMC(armAESE(s6, k)); s7 = armAESMC(armAESE(s7, k))
     }
-    round(0); armMulAccumulate(y ^ armReverse(g0), armLoad(table, 112), &lo, &hi, &mid)
-    round(1); armMulAccumulate(armReverse(g1), armLoad(table, 96), &lo, &hi, &mid)
-    round(2); armMulAccumulate(armReverse(g2), armLoad(table, 80), &lo, &hi, &mid)
-    round(3); armMulAccumulate(armReverse(g3), armLoad(table, 64), &lo, &hi, &mid)
-    round(4); armMulAccumulate(armReverse(g4), armLoad(table, 48), &lo, &hi, &mid)
-    round(5); armMulAccumulate(armReverse(g5), armLoad(table, 32), &lo, &hi, &mid)
-    round(6); armMulAccumulate(armReverse(g6), armLoad(table, 16), &lo, &hi, &mid)
-    round(7); armMulAccumulate(armReverse(g7), armLoad(table, 0), &lo, &hi, &mid)
+    round(0); armAccumulateBlock(y ^ armReverse(g0), table, 8, &lo, &hi, &mid)
+    round(1); armAccumulateBlock(armReverse(g1), table, 7, &lo, &hi, &mid)
+    round(2); armAccumulateBlock(armReverse(g2), table, 6, &lo, &hi, &mid)
+    round(3); armAccumulateBlock(armReverse(g3), table, 5, &lo, &hi, &mid)
+    round(4); armAccumulateBlock(armReverse(g4), table, 4, &lo, &hi, &mid)
+    round(5); armAccumulateBlock(armReverse(g5), table, 3, &lo, &hi, &mid)
+    round(6); armAccumulateBlock(armReverse(g6), table, 2, &lo, &hi, &mid)
+    round(7); armAccumulateBlock(armReverse(g7), table, 1, &lo, &hi, &mid)
     round(8)
-    let m = mid ^ lo ^ hi
-    y = armReduce(lo ^ AV(0, m[0]), hi ^ AV(m[1], 0))
+    y = armFold(lo, hi, mid)
     var r = 9
     while r < rounds - 1 { round(r); r += 1 }
     let k = armLoad(rk, 16 * (rounds - 1)), kl = armLoad(rk, 16 * rounds)
@@ -373,12 +403,12 @@ public func armGCMDecrypt(_ rk: UnsafeRawPointer, _ rounds: Int, _ table: Unsafe
         i += 8
     }
     if sealing && pending { y = armGHASH8(y, g0, g1, g2, g3, g4, g5, g6, g7, table) }
-    let h = armLoad(table, 0)
+    let (h, hs) = armPower(table, 1)
     while i < blocks {
         let x = armLoad(input, 16 * i)
         let c = armEncrypt1(next(), rk, rounds) ^ x
         armStore(c, output, 16 * i)
-        y = armDot(y ^ armReverse(sealing ? c : x), h)
+        y = armDot(y ^ armReverse(sealing ? c : x), h, hs)
         i += 1
     }
     counter.storeBytes(of: ctr.bigEndian, toByteOffset: 12, as: UInt32.self)
@@ -432,7 +462,8 @@ public enum ARMv8AES: AESImplementation {
 
 /// GHASH on PMULL, one multiplication per block, with GCM's CTR on the ARMv8 AES instructions
 /// (``armGCMEncrypt(_:_:_:_:_:_:_:_:)``), reading the `.armv8` schedule layout. The table holds H·x
-/// and the powers H², …, H⁸ of the aggregated eight-block GHASH (128 bytes).
+/// and the powers H², …, H⁸ of the aggregated eight-block GHASH, then the eight with their halves
+/// swapped (256 bytes).
 public enum GHASHPMULL: GHASHImplementation {
     public static var name: String { armImplementationName("pmull") }
     public static var requires: KernelFeatures { armImplementationRequires([.armAES, .armPMULL]) }

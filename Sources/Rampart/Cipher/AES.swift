@@ -52,16 +52,18 @@ extension AES {
             let ghashPrepared: Bool
 
             convenience init(key: UnsafeRawBufferPointer, backend: Backend, ghashBackend: Backend? = nil,
-                             prepareGHASH: Bool = false) throws(RampartError) {
+                             igeSHA256Backend: Backend? = nil, prepareGHASH: Bool = false) throws(RampartError) {
                 let n = key.count
                 guard n == 16 || n == 24 || n == 32, let base = key.baseAddress else { throw .invalidKeyLength }
-                self.init(checkedKey: base, count: n, backend: backend, ghashBackend: ghashBackend, prepareGHASH: prepareGHASH)
+                self.init(checkedKey: base, count: n, backend: backend, ghashBackend: ghashBackend,
+                          igeSHA256Backend: igeSHA256Backend, prepareGHASH: prepareGHASH)
             }
 
             /// `n` is 16, 24 or 32 (the caller checked). `backend` picks the implementations of every
-            /// primitive, `ghashBackend` (when given) GHASH's.
+            /// primitive, `ghashBackend` (when given) GHASH's and `igeSHA256Backend` the stitched IGE
+            /// decryption's.
             init(checkedKey base: UnsafeRawPointer, count n: Int, backend: Backend, ghashBackend: Backend? = nil,
-                 prepareGHASH: Bool = false) {
+                 igeSHA256Backend: Backend? = nil, prepareGHASH: Bool = false) {
                 raw = UnsafeMutableRawPointer.allocate(byteCount: Schedule.size, alignment: 64)
                 raw.initializeMemory(as: UInt8.self, repeating: 0, count: Schedule.size)
                 keyByteCount = n
@@ -71,7 +73,7 @@ extension AES {
                 let ghash = Registries.ghash.implementation(for: ghashBackend ?? backend)
                 self.ghash = ghash
                 gcmStitched = ghash.aesLayout == aes.layout
-                let ige = Registries.igeSHA256.implementation(for: backend)
+                let ige = Registries.igeSHA256.implementation(for: igeSHA256Backend ?? backend)
                 igeSHA256 = ige.aesLayout == aes.layout ? ige : nil
                 ghashPrepared = prepareGHASH
                 // The GHASH key H = E_K(0^128) and the table for any length, once per key (what an
@@ -134,13 +136,14 @@ extension AES {
             }
         }
 
-        /// A key whose AES implementation is `aes`'s and whose GHASH implementation is `ghash`'s (each
-        /// a backend, pinned or not), prepared for GCM (as ``init(gcmKey:)``) or not: tests run GCM
-        /// through every pair.
+        /// A key whose AES implementation is `aes`'s, whose GHASH implementation is `ghash`'s and whose
+        /// stitched IGE decryption is `igeSHA256`'s (each a backend, pinned or not; the last defaults to
+        /// `aes`), prepared for GCM (as ``init(gcmKey:)``) or not: tests run GCM through every pair and
+        /// each stitched kernel with the AES implementation of its layout.
         @_spi(Testing)
-        public init(key: SymmetricKey, aes: Backend, ghash: Backend, gcm prepared: Bool) throws(RampartError) {
+        public init(key: SymmetricKey, aes: Backend, ghash: Backend, igeSHA256: Backend? = nil, gcm prepared: Bool) throws(RampartError) {
             schedule = try key.withUnsafeBytes { (k) throws(RampartError) -> Schedule in
-                try Schedule(key: k, backend: aes, ghashBackend: ghash, prepareGHASH: prepared)
+                try Schedule(key: k, backend: aes, ghashBackend: ghash, igeSHA256Backend: igeSHA256, prepareGHASH: prepared)
             }
         }
 

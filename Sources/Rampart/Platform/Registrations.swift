@@ -20,11 +20,13 @@ internal import RampartAccelIFMA
 internal import RampartAccelARMv8
 internal import RampartAccelARMv8SHA
 internal import RampartAccelARMv8SHA512
+internal import RampartAccelARMv8AESSHA
 #endif
 #elseif arch(arm64) || RAMPART_TYPECHECK_ARM64
 internal import RampartAccelARMv8
 internal import RampartAccelARMv8SHA
 internal import RampartAccelARMv8SHA512
+internal import RampartAccelARMv8AESSHA
 #endif
 
 /// The registries, each made (and its candidates self-tested) at its first use.
@@ -69,11 +71,15 @@ enum Registries {
                  selfTest: ghashSelfTest, faulty: { faultyGHASH($0) }, faults: faults)
     }
 
-    /// The stitched IGE decryption with SHA-256 is a candidate where the SHA-256 kernel is SHA-NI (and
-    /// an AES implementation of the layout it reads runs).
+    /// A stitched IGE decryption with SHA-256 is a candidate where the SHA-256 kernel whose instructions
+    /// it uses runs (its self-test did not fail) and an AES implementation of the layout it reads runs.
     static func igeSHA256Registry(faults: Set<String> = FaultSwitch.names) -> Registry<any IGESHA256Implementation.Type> {
         Registry("ige-sha256", id: 12, igeSHA256Candidates, name: { $0.name }, requires: { $0.requires },
-                 extra: { sha256.selectedName == shaNIName && aesImplementation(reading: $0.aesLayout) != nil },
+                 extra: { impl in
+                     let partner = stitchedSHA256Partner(impl)
+                     return (partner == nil || sha256.runnableImplementation(named: partner!) != nil)
+                         && aesImplementation(reading: impl.aesLayout) != nil
+                 },
                  selfTest: igeSHA256SelfTest, faulty: { faultyIGESHA256($0) }, faults: faults)
     }
 
@@ -229,19 +235,22 @@ enum Registries {
 
     static var igeSHA256Candidates: [any IGESHA256Implementation.Type] {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-        return [IGESHA256NI.self, IGESHA256Portable.self]
+        return [IGESHA256NI.self] + emulatedARM64([ARMv8IGESHA256.self]) + [IGESHA256Portable.self]
         #else
-        return [IGESHA256Portable.self]
+        return [ARMv8IGESHA256.self, IGESHA256Portable.self]
         #endif
     }
 
-    /// The name of the SHA-256 kernel the stitched IGE decryption goes with.
-    static var shaNIName: String {
+    /// The name of the SHA-256 implementation whose instructions stitched kernel `impl` uses (nil for
+    /// the portable code).
+    static func stitchedSHA256Partner(_ impl: any IGESHA256Implementation.Type) -> String? {
         #if arch(x86_64) && !RAMPART_TYPECHECK_ARM64
-        return SHA256NI.name
-        #else
-        return ""
+        if impl == IGESHA256NI.self { return SHA256NI.name }
         #endif
+        #if arch(arm64) || RAMPART_TYPECHECK_ARM64 || RAMPART_EMULATE_ARM64
+        if impl == ARMv8IGESHA256.self { return ARMv8SHA256.name }
+        #endif
+        return nil
     }
 
     /// Sixteen lanes in 512-bit VAES registers only where the 512-bit units are full width (Zen 5:

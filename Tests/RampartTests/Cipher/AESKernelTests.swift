@@ -149,6 +149,14 @@ struct AESKernelTests {
         let key = SymmetricKey(data: keyBytes)
         var backends: [(String, Backend)] = [("hardware", .hardware), ("portable", .portable)]
         for p in ["ige-sha256", "aes"] { for n in Kernels.implementations(of: p) { backends.append(("\(p)=\(n)", Kernels.pinned(p, to: n)!)) } }
+        // Each stitched kernel with the AES implementation of the layout it reads (a pin names one
+        // primitive, so the pins above reach a stitched kernel only with the selected AES).
+        var pairs: [(String, Backend, Backend)] = []
+        for n in Kernels.implementations(of: "ige-sha256") where n != "portable" {
+            let layout = Registries.igeSHA256.runnableImplementation(named: n)!.aesLayout
+            let aesName = try #require(Registries.aesImplementation(reading: layout)?.name, "no AES implementation for \(n)")
+            pairs.append((n, Kernels.pinned("aes", to: aesName)!, Kernels.pinned("ige-sha256", to: n)!))
+        }
         let reference = try AES.Cipher(key: key, backend: .portable)
         for blocks in Array(0...40) + [64, 65] {
             let ct = g.bytes(16 * blocks)
@@ -156,8 +164,12 @@ struct AESKernelTests {
             var h = SHA256(backend: .portable)
             h.update(data: prefix + plain)
             let digest = h.finalize().withUnsafeBytes { Array($0) }
-            for (name, backend) in backends {
-                let cipher = try AES.Cipher(key: key, backend: backend)
+            let ciphers = try backends.map { ($0.0, $0.1, try AES.Cipher(key: key, backend: $0.1)) }
+                + pairs.map { ("\($0.0) with its AES", $0.1, try AES.Cipher(key: key, aes: $0.1, ghash: .hardware, igeSHA256: $0.2, gcm: false)) }
+            for (n, _, _) in pairs where blocks == 0 {
+                #expect(ciphers.contains { $0.0 == "\(n) with its AES" && $0.2.implementationNames.igeSHA256 == n })
+            }
+            for (name, backend, cipher) in ciphers {
                 if let stitched = cipher.implementationNames.igeSHA256 {
                     #expect(Registries.igeSHA256.runnableImplementation(named: stitched)!.aesLayout == cipher.schedule.aes.layout)
                 }
