@@ -100,7 +100,7 @@ for c in "${checks[@]}"; do
 done
 # The shared portable code of RampartKernelSupport as arm64 runs it (issue 37 item 6, the part that
 # compiles without the Swift runtime): Poly1305's block on umulh, Argon2's compression on NEON.
-ks="$work/RampartKernelSupport.dis"
+ks="$work/RampartKernelSupport.dis"  # `portable` reads $ks
 aarch64-linux-gnu-objdump -d --no-show-raw-insn "$work/RampartKernelSupport.o" > "$ks"
 portable() {
     local sym=$1 pattern=$2 what=$3
@@ -111,6 +111,39 @@ portable() {
 }
 portable 13poly1305Block $'\tumulh[ \t]' "umulh (64x64->128 products)"
 portable 14argon2Compress 'v[0-9]+\.2d' "NEON instructions on 2x64-bit lanes"
+
+# The whole library (the Rampart module) as arm64 object code, for the portable code arm64 runs where
+# no kernel exists: Glibc's Swift overlay (and _Builtin_float, which it imports) built for aarch64
+# from their textual interfaces against Debian's aarch64 glibc headers (the cross compiler's), then
+# RampartEncoding and Rampart compiled whole-module, optimized. Not run (no Swift runtime for aarch64
+# here); checked: ChaCha20's and Salsa20's portable loops on NEON 4x32-bit lanes, BLAKE2b's on 2x64-bit
+# lanes, the X25519 ladder (radix 2^51) and the portable Montgomery multiplication on umulh.
+for m in _Builtin_float Glibc; do
+    mod="$work/mods/$m.swiftmodule/$target.swiftmodule"
+    [ -f "$mod" ] && [ "$(cat "$work/stdlib.version")" = "$version" ] && [ "$mod" -nt "$work/stdlib.version" ] && continue
+    mkdir -p "$work/mods/$m.swiftmodule" "$work/glibc"
+    # The overlay's module map names headers relative to the toolchain's sysroot: make them absolute.
+    sed -E 's#(header) "([^"S][^"]*)"#\1 "/usr/aarch64-linux-gnu/include/\2"#' "$root/lib/swift/linux/x86_64/glibc.modulemap" > "$work/glibc/module.modulemap"
+    cp "$root/lib/swift/linux/x86_64/SwiftGlibc.h" "$work/glibc/"
+    sed "s/-target x86_64-unknown-linux-gnu/-target $target/" "$root/lib/swift/linux/$m.swiftmodule/x86_64-unknown-linux-gnu.swiftinterface" > "$work/$m.aarch64.swiftinterface"
+    "$swiftc" -frontend -compile-module-from-interface -target "$target" -module-name "$m" -I "$work/mods" -I "$work/glibc" \
+        -resource-dir "$root/lib/swift" -Xcc -isystem -Xcc /usr/aarch64-linux-gnu/include "$work/$m.aarch64.swiftinterface" -o "$mod"
+done
+library=(-target "$target" -parse-as-library -O -I "$work/mods" -I "$work" -I "$work/glibc" -resource-dir "$root/lib/swift"
+         -disable-implicit-concurrency-module-import -disable-implicit-string-processing-module-import -package-name rampart
+         -Xcc -isystem -Xcc /usr/aarch64-linux-gnu/include)
+"$swiftc" -frontend -c "${library[@]}" -module-name RampartEncoding -emit-module-path "$work/RampartEncoding.swiftmodule" \
+    Sources/RampartEncoding/*.swift -o "$work/RampartEncoding.o"
+"$swiftc" -frontend -c "${library[@]}" -module-name Rampart -emit-module-path "$work/Rampart.swiftmodule" \
+    $(find Sources/Rampart -name '*.swift' | sort) -o "$work/Rampart.o"
+ks="$work/Rampart.dis"
+aarch64-linux-gnu-objdump -d --no-show-raw-insn "$work/Rampart.o" > "$ks"
+echo "  the Rampart module compiles to arm64 code ($(grep -c '' "$ks") lines of disassembly)"
+portable 19chacha20XORPortable 'v[0-9]+\.4s' "NEON instructions on 4x32-bit lanes"
+portable 18salsa20XORPortable 'v[0-9]+\.4s' "NEON instructions on 4x32-bit lanes"
+portable 21blake2bBlocksPortable 'v[0-9]+\.2d' "NEON instructions on 2x64-bit lanes"
+portable 12x25519Ladder $'\tumulh[ \t]' "umulh (64x64->128 products)"
+portable 10MontgomeryO11mulPortable $'\tumulh[ \t]' "umulh (64x64->128 products)"
 
 # Calls: only the two trap entry points, and in the registry conformances (not run here) the
 # feature-set constants, the round-constant table and the kernels' own entry points (objdump without
