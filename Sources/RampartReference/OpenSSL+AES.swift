@@ -278,3 +278,48 @@ public final class SodiumAES256GCM: @unchecked Sendable {
     /// A precomputed state for `key` (32 bytes).
     public func state(key: [UInt8]) -> State? { State(self, key: key) }
 }
+
+/// libsodium's XChaCha20-Poly1305 (`crypto_aead_xchacha20poly1305_ietf_*`): the reference for sealed
+/// snapshots (Rampart/Snapshot/SealedSnapshot.swift).
+public final class SodiumXChaCha20Poly1305: @unchecked Sendable {
+    /// The loaded functions, or `nil` when libsodium is missing.
+    public static let shared: SodiumXChaCha20Poly1305? = SodiumXChaCha20Poly1305()
+
+    typealias Encrypt = SodiumAES256GCM.Encrypt
+    typealias Decrypt = SodiumAES256GCM.Decrypt
+    let encryptFn: Encrypt, decryptFn: Decrypt
+
+    private init?() {
+        guard Sodium.shared != nil,
+              let (h, _) = openLibrary(["libsodium.so.23", "libsodium.so.26", "libsodium.so", "libsodium.23.dylib", "libsodium.dylib"]),
+              let encryptFn = symbol(h, "crypto_aead_xchacha20poly1305_ietf_encrypt", as: Encrypt.self),
+              let decryptFn = symbol(h, "crypto_aead_xchacha20poly1305_ietf_decrypt", as: Decrypt.self)
+        else { return nil }
+        self.encryptFn = encryptFn
+        self.decryptFn = decryptFn
+    }
+
+    /// `crypto_aead_xchacha20poly1305_ietf_encrypt`: 32-byte key, 24-byte nonce; ciphertext ‖ tag.
+    public func seal(key: [UInt8], nonce: [UInt8], aad: [UInt8], _ message: [UInt8]) throws -> [UInt8] {
+        guard key.count == 32, nonce.count == 24 else { throw ReferenceError("libsodium XChaCha20-Poly1305: bad key or nonce length") }
+        var out = [UInt8](repeating: 0, count: message.count + 16)
+        var n: UInt64 = 0
+        let rc = message.withUnsafeBytes { m in aad.withUnsafeBytes { a in nonce.withUnsafeBytes { nb in key.withUnsafeBytes { k in
+            out.withUnsafeMutableBytes { encryptFn($0.baseAddress, &n, m.baseAddress, UInt64(m.count), a.baseAddress, UInt64(a.count), nil, nb.baseAddress, k.baseAddress) }
+        } } } }
+        guard rc == 0 else { throw ReferenceError("crypto_aead_xchacha20poly1305_ietf_encrypt failed") }
+        return out
+    }
+
+    /// `crypto_aead_xchacha20poly1305_ietf_decrypt` of ciphertext ‖ tag; `nil` when it does not verify.
+    public func open(key: [UInt8], nonce: [UInt8], aad: [UInt8], _ sealed: [UInt8]) throws -> [UInt8]? {
+        guard key.count == 32, nonce.count == 24 else { throw ReferenceError("libsodium XChaCha20-Poly1305: bad key or nonce length") }
+        guard sealed.count >= 16 else { return nil }
+        var out = [UInt8](repeating: 0, count: sealed.count)
+        var n: UInt64 = 0
+        let rc = sealed.withUnsafeBytes { c in aad.withUnsafeBytes { a in nonce.withUnsafeBytes { nb in key.withUnsafeBytes { k in
+            out.withUnsafeMutableBytes { decryptFn($0.baseAddress, &n, nil, c.baseAddress, UInt64(c.count), a.baseAddress, UInt64(a.count), nb.baseAddress, k.baseAddress) }
+        } } } }
+        return rc == 0 ? Array(out.prefix(Int(n))) : nil
+    }
+}

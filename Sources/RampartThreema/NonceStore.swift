@@ -52,3 +52,40 @@ public struct InMemoryNonceStore: NonceStore, Sendable {
         tags.insert(tag)
     }
 }
+
+/// Snapshot (type `TNST`, version 1, Docs/Snapshots.md §4): the capacity (uint64), then the tags as a
+/// list of 32-byte values in ascending byte order (so that equal stores give equal bytes).
+///
+/// Old snapshots: a store restored from an older snapshot has forgotten the nonces inserted since, and
+/// would accept those messages again. Take a snapshot after inserting and before acknowledging the
+/// message to the server (the chat server delivers again what was not acknowledged), and never restore
+/// one older than the last acknowledged message.
+extension InMemoryNonceStore: Snapshottable {
+    /// `TNST`.
+    public static let snapshotType = SnapshotType("TNST")
+    /// The largest capacity a snapshot may declare.
+    public static let maxSnapshotCapacity = 1 << 26
+
+    public func snapshot() -> SnapshotBytes {
+        var w = SnapshotWriter(type: Self.snapshotType, version: 1)
+        w.uint64(UInt64(capacity))
+        let sorted = tags.map(\.bytes).sorted { $0.lexicographicallyPrecedes($1) }
+        w.list(sorted) { $0.fixed($1) }
+        return w.finish()
+    }
+
+    public init(restoring snapshot: SnapshotBytes) throws(RampartError) {
+        var r = try SnapshotReader(snapshot, type: Self.snapshotType, versions: 1...1)
+        let capacity = try r.uint64()
+        guard capacity >= 1, capacity <= UInt64(Self.maxSnapshotCapacity) else { throw .invalidSnapshot(.invalidField("capacity")) }
+        let list = try r.list("tags", max: Int(capacity), minElementBytes: 32) { (r) throws(RampartError) in try r.fixed(32) }
+        try r.finish()
+        // Canonical: strictly ascending (no duplicate, one byte string per store).
+        for i in list.indices.dropFirst() where !list[i - 1].lexicographicallyPrecedes(list[i]) {
+            throw .invalidSnapshot(.invalidField("tags order"))
+        }
+        self.init(capacity: Int(capacity))
+        tags.reserveCapacity(list.count)
+        for t in list { tags.insert(NonceTag(bytes: t)!) }
+    }
+}

@@ -260,6 +260,36 @@ enum MemoryScan {
         #expect(MemoryScan.count(needles[0]) == 0, "a copy of the secret exponent survived the exchange")
     }
 
+    /// A key written into a snapshot (after 300 bytes, so the writer grows its buffer), the snapshot
+    /// sealed under a key and under a password, opened again and the key read back into secret
+    /// storage: once everything is released, no copy of the key is left (the writer, the sealing and
+    /// the reader wipe what they held).
+    @Test func snapshotSecretsAreGoneAfterSealAndRestore() throws {
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, [AnyObject]) in
+            var rng = SplitMix64(seed: 0x11FE_0007)
+            let secret = SymmetricKey(size: .bits256)
+            let type = SnapshotType("SCAN")
+            var w = SnapshotWriter(type: type, version: 1)
+            w.bytes([UInt8](repeating: 0x33, count: 300))
+            secret.withUnsafeBytes { w.fixed($0) }
+            let snapshot = w.finish()
+            let wrap = SymmetricKey(size: .bits256)
+            let sealed = try SealedSnapshot.seal(snapshot, key: wrap, using: &rng)
+            let opened = try SealedSnapshot.open(sealed, key: wrap, type: type)
+            let cost = SealedSnapshot.PasswordCost(iterations: 1, memoryKiB: 64, parallelism: 1)
+            let pw = try SealedSnapshot.seal(opened, password: Array("pw".utf8), cost: cost, using: &rng)
+            let reopened = try SealedSnapshot.open(pw, password: Array("pw".utf8), type: type)
+            var r = try SnapshotReader(reopened, type: type, versions: 1...1)
+            _ = try r.bytes("padding", max: 300)
+            let restored = try r.secret(32)
+            try r.finish()
+            #expect(restored.withUnsafeBytes { b in secret.withUnsafeBytes { Array(b) == Array($0) } })
+            return (secret.withUnsafeBytes { MaskedNeedle($0) }, [SymmetricKeyBox(secret), snapshot, opened, reopened, restored])
+        }
+        #expect(during >= 1)
+        #expect(after == 0, "a copy of a snapshot's secret survived the snapshot, its seals and the restore")
+    }
+
     @Test func fileKeyIsGoneWhenReleased() throws {
         let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, SecretChat.FileKey) in
             var rng = SplitMix64(seed: 0x11FE_0006)
@@ -272,5 +302,10 @@ enum MemoryScan {
         #expect(during >= 1)
         #expect(after == 0, "a copy of the file key and IV survived the key")
     }
+}
+/// A key as an object, for the owner lists above.
+final class SymmetricKeyBox {
+    let key: SymmetricKey
+    init(_ key: SymmetricKey) { self.key = key }
 }
 #endif

@@ -39,6 +39,9 @@ public enum RampartError: Error, Equatable, Hashable, Sendable {
     case factorizationFailed(FactorizationFailure)
     /// An RSA key is malformed or inconsistent, or an RSA input is not below the modulus.
     case invalidRSAKey
+    /// A state snapshot was refused (Snapshot/Snapshot.swift): not a snapshot, another type, an
+    /// unknown version, a malformed field, or a sealed one that did not open.
+    case invalidSnapshot(SnapshotFault)
 }
 
 /// Why strict DER/PEM parsing failed (see ``RampartError/invalidDER(_:)``).
@@ -113,6 +116,24 @@ extension RampartError: CustomStringConvertible {
         case .dhCheckFailed(let f): return "Diffie-Hellman check failed (\(f))"
         case .factorizationFailed(let f): return "factorization failed (\(f))"
         case .invalidRSAKey: return "invalid RSA key or input"
+        case .invalidSnapshot(let f): return "invalid snapshot (\(f))"
+        }
+    }
+}
+
+extension SnapshotFault: CustomStringConvertible {
+    /// What was wrong with the snapshot.
+    public var description: String {
+        switch self {
+        case .notASnapshot: return "not a snapshot of this kind"
+        case .wrongType(let expected, let found): return "a \(found) snapshot where \(expected) was expected"
+        case .unsupportedVersion(let type, let version): return "\(type) snapshot version \(version) is not supported"
+        case .truncated: return "the bytes end inside a field"
+        case .trailingBytes: return "bytes after the last field"
+        case .invalidField(let field): return "field \(field) out of range"
+        case .authenticationFailure: return "wrong key or password, or altered bytes"
+        case .costTooHigh: return "key-derivation costs above the limit"
+        case .stale(let generation, let newest): return "generation \(generation) is older than \(newest), already seen"
         }
     }
 }

@@ -1,0 +1,88 @@
+// Fuzz targets for state snapshots (Docs/Snapshots.md): every `init(restoring:)` fed arbitrary bytes
+// (a typed error or a value whose snapshot is exactly the input: one encoding per state), and sealed
+// snapshots opened under a fixed key and a fixed password (a typed error, never a trap, and never a
+// success for bytes the fuzzer did not seal).
+
+import Rampart
+import RampartThreema
+import RampartTestSupport
+
+/// `restore` on the bytes as they are, and on them behind a valid header of `type` (so the fuzzer
+/// reaches the body without having to find the header): a value, or a typed error; a value snapshots
+/// to the same bytes.
+private func restoreProperty<T: Snapshottable>(_ type: T.Type, _ data: [UInt8], version: UInt16 = 1) {
+    var input = FuzzInput(data)
+    let wrap = input.byte() & 1 == 1
+    var bytes = input.rest()
+    if wrap {
+        let t = Array(T.snapshotType.description.utf8)
+        let n = bytes.count
+        bytes = Array("RSNP".utf8) + t + [UInt8(version & 0xFF), UInt8(version >> 8)]
+            + [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24 & 0xFF)] + bytes
+    }
+    let snapshot = SnapshotBytes(copying: bytes)
+    do {
+        let value = try T(restoring: snapshot)
+        FuzzCheck.require(value.snapshot() == snapshot, "\(T.snapshotType): restore then snapshot changed the bytes")
+        FuzzStats.note("\(T.snapshotType): restored")
+    } catch {
+        // A typed error (RampartError) is the only other outcome: `init(restoring:)` throws nothing else.
+    }
+}
+
+let snapshotNonceStoreTarget = FuzzTarget(
+    name: "snapshot-nonce-store",
+    summary: "InMemoryNonceStore(restoring:) on arbitrary bytes, bare or behind a valid TNST header: a typed error, or a store whose snapshot is exactly the input",
+    maxLength: 1024,
+    run: { data in restoreProperty(InMemoryNonceStore.self, data) },
+    seeds: {
+        var s = InMemoryNonceStore(capacity: 5)
+        let id = try! ThreemaID("ECHOECHO")
+        for i: UInt8 in 1...3 { try! s.insert(NonceTag(nonce: [UInt8](repeating: i, count: 24), identity: id)) }
+        let b = s.snapshot().copyBytes()
+        return [[0] + b, [1] + Array(b[14...]), [0] + Array(b.prefix(20)), [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]
+    })
+
+private let fuzzSnapshotKey = SymmetricKey(data: [UInt8](repeating: 0x5A, count: 32))
+private let fuzzPassword = Array("fuzz".utf8)
+private let tinyCost = SealedSnapshot.PasswordCost(iterations: 1, memoryKiB: 8, parallelism: 1)
+
+let snapshotSealedTarget = FuzzTarget(
+    name: "snapshot-sealed",
+    summary: "SealedSnapshot.open on arbitrary bytes under a fixed key and a fixed password (costs limited to 1 pass, 8 KiB): a typed error, never a trap; a seal the target made itself opens to its snapshot",
+    maxLength: 512,
+    run: { data in
+        var input = FuzzInput(data)
+        let mode = input.byte()
+        let bytes = input.rest()
+        let type = SnapshotType("TNST")
+        switch mode % 3 {
+        case 0:
+            if let s = try? SealedSnapshot.open(bytes, key: fuzzSnapshotKey, type: type) {
+                FuzzCheck.require(s.type == type, "a key-sealed snapshot opened to another type")
+                FuzzStats.note("snapshot-sealed: opened under the key")
+            }
+        case 1:
+            if let s = try? SealedSnapshot.open(bytes, password: fuzzPassword, type: type, limit: tinyCost) {
+                FuzzCheck.require(s.type == type, "a password-sealed snapshot opened to another type")
+                FuzzStats.note("snapshot-sealed: opened under the password")
+            }
+        default:
+            // Seal the input (as a nonce store's body) and open it again.
+            var rng = SplitMix64(seed: UInt64(bytes.count))
+            var w = SnapshotWriter(type: type, version: 1)
+            w.fixed(bytes)
+            let snapshot = w.finish()
+            let sealed = try! SealedSnapshot.seal(snapshot, key: fuzzSnapshotKey, using: &rng)
+            FuzzCheck.require((try? SealedSnapshot.open(sealed, key: fuzzSnapshotKey, type: type)) == snapshot,
+                              "a sealed snapshot did not open to itself")
+        }
+    },
+    seeds: {
+        var rng = SplitMix64(seed: 7)
+        var s = InMemoryNonceStore(capacity: 4)
+        try! s.insert(NonceTag(nonce: [UInt8](repeating: 1, count: 24), identity: try! ThreemaID("ECHOECHO")))
+        let key = try! SealedSnapshot.seal(s.snapshot(), key: fuzzSnapshotKey, using: &rng)
+        let pw = try! SealedSnapshot.seal(s.snapshot(), password: fuzzPassword, cost: tinyCost, using: &rng)
+        return [[0] + key, [1] + pw, [2, 1, 2, 3], [0] + Array(key.prefix(40)), [1] + Array(pw.dropLast())]
+    })
