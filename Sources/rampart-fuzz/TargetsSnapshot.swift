@@ -4,6 +4,7 @@
 // success for bytes the fuzzer did not seal).
 
 import Rampart
+import RampartMTProto
 import RampartThreema
 import RampartTestSupport
 
@@ -41,6 +42,23 @@ let snapshotNonceStoreTarget = FuzzTarget(
         for i: UInt8 in 1...3 { try! s.insert(NonceTag(nonce: [UInt8](repeating: i, count: 24), identity: id)) }
         let b = s.snapshot().copyBytes()
         return [[0] + b, [1] + Array(b[14...]), [0] + Array(b.prefix(20)), [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]]
+    })
+
+let snapshotMTProtoSessionTarget = FuzzTarget(
+    name: "snapshot-mtproto-session",
+    summary: "MTProto Session(restoring:) on arbitrary bytes, bare or behind a valid MSES header: a typed error, or a session whose snapshot is exactly the input",
+    maxLength: 2048,
+    run: { data in restoreProperty(Session.self, data) },
+    seeds: {
+        var rng = SplitMix64(seed: 3)
+        let key = try! AuthKey([UInt8](repeating: 0x42, count: 256))
+        var client = Session(client: key, sessionId: 5, salt: 6, timeOffset: 0, replayCapacity: 4)
+        var server = Session(server: key, salt: 6, replayCapacity: 4)
+        client.salts.add([FutureSalt(validSince: 1_800_000_100, validUntil: 1_800_000_200, salt: 7)])
+        let m = try! client.encrypt([0x78, 0x97, 0x46, 0x60, 1, 2, 3, 4], contentRelated: true, now: 1_800_000_000, using: &rng)
+        _ = try! server.decrypt(m.packet, now: 1_800_000_000)
+        let c = client.snapshot().copyBytes(), s = server.snapshot().copyBytes()
+        return [[0] + c, [0] + s, [1] + Array(c[14...]), [1] + Array(s[14...]), [0] + Array(c.prefix(300))]
     })
 
 private let fuzzSnapshotKey = SymmetricKey(data: [UInt8](repeating: 0x5A, count: 32))

@@ -225,3 +225,51 @@ public struct ReplayWindow: Sendable, Hashable {
         for i in ids[start...] { h.combine(i) }
     }
 }
+
+// MARK: - Snapshot fields (Session's snapshot, Docs/Snapshots.md §4)
+
+extension MessageIDGenerator {
+    /// The last msg_id (int64) and the clock offset (optional double).
+    func write(to w: inout SnapshotWriter) {
+        w.int64(lastId)
+        w.optional(timeOffset) { $0.double($1) }
+    }
+
+    init(role: MTProtoRole, reading r: inout SnapshotReader) throws(RampartError) {
+        self.init(role: role)
+        lastId = try r.int64()
+        guard lastId >= 0 else { throw .invalidSnapshot(.invalidField("last msg_id")) }
+        timeOffset = try r.optional("time offset") { (r) throws(RampartError) in try r.double("time offset") }
+        if let o = timeOffset, !o.isFinite { throw .invalidSnapshot(.invalidField("time offset")) }
+    }
+}
+
+extension SeqNoCounter {
+    /// The content-related messages sent (int32).
+    func write(to w: inout SnapshotWriter) { w.int32(contentRelatedCount) }
+
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        self.init()
+        contentRelatedCount = try r.int32()
+        guard contentRelatedCount >= 0 else { throw .invalidSnapshot(.invalidField("seq_no")) }
+    }
+}
+
+extension ReplayWindow {
+    /// The largest capacity a snapshot may declare.
+    static let maxSnapshotCapacity = 1 << 20
+
+    /// The capacity (uint32), then the stored ids (list of int64, ascending).
+    func write(to w: inout SnapshotWriter) {
+        w.uint32(UInt32(capacity))
+        w.list(ids[start...]) { $0.int64($1) }
+    }
+
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        let capacity = Int(try r.uint32())
+        guard capacity >= 1, capacity <= Self.maxSnapshotCapacity else { throw .invalidSnapshot(.invalidField("replay capacity")) }
+        self.init(capacity: capacity)
+        ids = try r.list("replay window", max: capacity, minElementBytes: 8) { (r) throws(RampartError) in try r.int64() }
+        for i in ids.indices.dropFirst() where ids[i - 1] >= ids[i] { throw .invalidSnapshot(.invalidField("replay window order")) }
+    }
+}

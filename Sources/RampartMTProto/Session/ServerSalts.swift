@@ -109,3 +109,41 @@ public struct ServerSalts: Sendable, Hashable {
         return Array(([first] + future.filter { Double($0.validUntil) > serverTime }).prefix(Swift.max(1, Swift.min(count, 64))))
     }
 }
+
+// MARK: - Snapshot fields (Session's snapshot, Docs/Snapshots.md §4)
+
+extension ServerSalts {
+    /// At most this many future salts are kept in a snapshot (a server sends up to 64).
+    static let maxSnapshotFutureSalts = 64
+
+    /// current (int64), its validity (optional double), the future salts (list of valid_since,
+    /// valid_until: int32, salt: int64), previous (optional int64), its end of validity (double).
+    func write(to w: inout SnapshotWriter) {
+        w.int64(current)
+        w.optional(currentValidUntil) { $0.double($1) }
+        w.list(future.prefix(Self.maxSnapshotFutureSalts)) { w, s in w.int32(s.validSince); w.int32(s.validUntil); w.int64(s.salt) }
+        w.optional(previous) { $0.int64($1) }
+        w.double(previousValidUntil)
+    }
+
+    /// Reads ``write(to:)``: future salts sorted and distinct, each with until > since.
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        current = try r.int64()
+        currentValidUntil = try r.optional("salt validity") { (r) throws(RampartError) in try r.double("salt validity") }
+        future = try r.list("future salts", max: Self.maxSnapshotFutureSalts, minElementBytes: 16) { (r) throws(RampartError) in
+            FutureSalt(validSince: try r.int32(), validUntil: try r.int32(), salt: try r.int64())
+        }
+        // As ``add(_:)`` keeps them: each valid for a while, sorted by (valid_since, valid_until), distinct.
+        for (i, s) in future.enumerated() {
+            guard s.validUntil > s.validSince else { throw .invalidSnapshot(.invalidField("future salts")) }
+            if i > 0 {
+                let p = future[i - 1]
+                guard (p.validSince, p.validUntil) <= (s.validSince, s.validUntil), p != s else {
+                    throw .invalidSnapshot(.invalidField("future salts order"))
+                }
+            }
+        }
+        previous = try r.optional("previous salt") { (r) throws(RampartError) in try r.int64() }
+        previousValidUntil = try r.double("previous salt validity")
+    }
+}

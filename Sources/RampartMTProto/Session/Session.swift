@@ -510,3 +510,111 @@ public struct Session: Sendable {
         }
     }
 }
+
+// MARK: - Snapshot
+
+/// Snapshot (type `MSES`, version 1, Docs/Snapshots.md §4): role (uint8: 0 client, 1 server), the auth
+/// key (256 bytes), session_id (optional int64), the salts, the msg_id generator, seq_no, the replay
+/// window, the pending acks (list of int64), the padding policy (uint8: 0 minimal, 1 random with its
+/// extra blocks as uint32, 2 buckets), the time window (two doubles), whether new sessions are
+/// accepted, the first msg_id (optional int64) and the restart count (uint64).
+///
+/// Old snapshots: an older snapshot has an older seq_no (the server answers bad_msg_notification 32,
+/// and the session starts over) and an older replay window, which has forgotten the msg_ids received
+/// since: within the five-minute time window those messages would be accepted again under the same
+/// session_id. A client that cannot be sure its snapshot is the latest restores with
+/// ``resumed(from:using:)``, which starts a new session (a new random session_id: messages of the old
+/// one no longer decrypt into it), as MTProto clients do after a restart anyway.
+extension Session: Snapshottable {
+    /// `MSES`.
+    public static let snapshotType = SnapshotType("MSES")
+    /// The most pending acks a snapshot may hold.
+    static let maxSnapshotPendingAcks = 1 << 16
+
+    public func snapshot() -> SnapshotBytes {
+        var w = SnapshotWriter(type: Self.snapshotType, version: 1)
+        w.uint8(role == .client ? 0 : 1)
+        authKey.withUnsafeBytes { w.fixed($0) }
+        w.optional(sessionId) { $0.int64($1) }
+        salts.write(to: &w)
+        messageIds.write(to: &w)
+        seqNo.write(to: &w)
+        replayWindow.write(to: &w)
+        w.list(pendingAcks) { $0.int64($1) }
+        switch padding {
+        case .minimal: w.uint8(0)
+        case .random(let extra): w.uint8(1); w.uint32(UInt32(clamping: extra))
+        case .buckets: w.uint8(2)
+        }
+        w.double(timeWindow.maxFuture)
+        w.double(timeWindow.maxPast)
+        w.bool(acceptsNewSessions)
+        w.optional(firstMessageId) { $0.int64($1) }
+        w.uint64(UInt64(restartCount))
+        return w.finish()
+    }
+
+    public init(restoring snapshot: SnapshotBytes) throws(RampartError) {
+        var r = try SnapshotReader(snapshot, type: Self.snapshotType, versions: 1...1)
+        let role: MTProtoRole
+        switch try r.uint8() {
+        case 0: role = .client
+        case 1: role = .server
+        default: throw .invalidSnapshot(.invalidField("role"))
+        }
+        var keyBytes = try r.fixed(AuthKey.byteCount)
+        defer { keyBytes.secureWipe() }
+        let key: AuthKey
+        do { key = try AuthKey(keyBytes) } catch { throw .invalidSnapshot(.invalidField("auth key")) }
+        let sessionId = try r.optional("session_id") { (r) throws(RampartError) in try r.int64() }
+        guard role == .server || sessionId != nil else { throw .invalidSnapshot(.invalidField("session_id")) }
+        let salts = try ServerSalts(reading: &r)
+        let messageIds = try MessageIDGenerator(role: role, reading: &r)
+        let seqNo = try SeqNoCounter(reading: &r)
+        let replayWindow = try ReplayWindow(reading: &r)
+        let acks = try r.list("pending acks", max: Self.maxSnapshotPendingAcks, minElementBytes: 8) { (r) throws(RampartError) in try r.int64() }
+        let padding: PaddingPolicy
+        switch try r.uint8() {
+        case 0: padding = .minimal
+        case 1:
+            let extra = try r.uint32()
+            guard extra <= 1 << 16 else { throw .invalidSnapshot(.invalidField("padding")) }
+            padding = .random(maxExtraBlocks: Int(extra))
+        case 2: padding = .buckets
+        default: throw .invalidSnapshot(.invalidField("padding"))
+        }
+        let maxFuture = try r.double("time window"), maxPast = try r.double("time window")
+        guard maxFuture >= 0, maxPast >= 0, maxFuture.isFinite, maxPast.isFinite else { throw .invalidSnapshot(.invalidField("time window")) }
+        let acceptsNew = try r.bool("accepts new sessions")
+        let first = try r.optional("first msg_id") { (r) throws(RampartError) in try r.int64() }
+        let restarts = try r.uint64()
+        guard restarts <= UInt64(Int.max) else { throw .invalidSnapshot(.invalidField("restart count")) }
+        try r.finish()
+        if role == .client {
+            self.init(client: key, sessionId: sessionId!, salt: salts.current, padding: padding, replayCapacity: replayWindow.capacity)
+        } else {
+            self.init(server: key, salt: salts.current, padding: padding, replayCapacity: replayWindow.capacity)
+        }
+        self.sessionId = sessionId
+        self.salts = salts
+        self.messageIds = messageIds
+        self.seqNo = seqNo
+        self.replayWindow = replayWindow
+        pendingAcks = acks
+        timeWindow = TimeWindow(maxFuture: maxFuture, maxPast: maxPast)
+        acceptsNewSessions = acceptsNew
+        firstMessageId = first
+        restartCount = Int(restarts)
+    }
+
+    /// A client session restored from `snapshot` that starts a new session at once (a new random
+    /// session_id, seq_no from 0, an empty replay window; salts, clock offset and the last msg_id
+    /// kept): safe with a snapshot that may not be the latest (see the snapshot rule above). A server
+    /// session is restored as it is (it adopts the client's next session_id by itself).
+    /// - Throws: as ``init(restoring:)``.
+    public static func resumed<R: RandomNumberGenerator>(from snapshot: SnapshotBytes, using rng: inout R) throws(RampartError) -> Session {
+        var s = try Session(restoring: snapshot)
+        s.startNewSession(using: &rng)
+        return s
+    }
+}
