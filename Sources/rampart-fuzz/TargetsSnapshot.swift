@@ -104,3 +104,36 @@ let snapshotSealedTarget = FuzzTarget(
         let pw = try! SealedSnapshot.seal(s.snapshot(), password: fuzzPassword, cost: tinyCost, using: &rng)
         return [[0] + key, [1] + pw, [2, 1, 2, 3], [0] + Array(key.prefix(40)), [1] + Array(pw.dropLast())]
     })
+
+/// The identity every Ibex snapshot in the fuzz target belongs to.
+private let ibexSnapshotIdentity = try! ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: [UInt8](repeating: 0x11, count: 32))
+private let ibexSnapshotPeer = try! ThreemaIdentity(id: ThreemaID("00000BOB"), privateKey: [UInt8](repeating: 0x22, count: 32))
+
+/// Ibex.Session is restored with an identity (its private key is not in the snapshot).
+private struct IbexSnapshotProbe: Snapshottable {
+    static let snapshotType = Ibex.Session.snapshotType
+    let session: Ibex.Session
+    init(restoring s: SnapshotBytes) throws(RampartError) { session = try Ibex.Session(restoring: s, identity: ibexSnapshotIdentity) }
+    func snapshot() -> SnapshotBytes { session.snapshot() }
+}
+
+let snapshotIbexSessionTarget = FuzzTarget(
+    name: "snapshot-ibex-session",
+    summary: "Ibex.Session(restoring:identity:) on arbitrary bytes, bare or behind a valid TIBS header: a typed error, or a session in one of the four legal states whose snapshot is exactly the input",
+    maxLength: 1024,
+    run: { data in restoreProperty(IbexSnapshotProbe.self, data) },
+    seeds: {
+        var rng = SplitMix64(seed: 9)
+        let sid = [UInt8](repeating: 0x33, count: 16)
+        let ea = Curve25519.KeyAgreement.PrivateKey(using: &rng), eb = Curve25519.KeyAgreement.PrivateKey(using: &rng)
+        var (a, initEnvelope) = try! Ibex.Session.initiate(identity: ibexSnapshotIdentity, peer: ibexSnapshotPeer.contact, sessionID: sid, ephemeral: ea)
+        _ = try! a.encrypt(type: 1, body: [1])
+        guard case .initiate(let offer) = initEnvelope.content else { return [] }
+        var b = try! Ibex.Session.receiveInit(offer, sessionID: sid, identity: ibexSnapshotPeer, peer: ibexSnapshotIdentity.contact)
+        let l20 = a.snapshot().copyBytes()
+        let accept = try! b.accept(ephemeral: eb)
+        guard case .accept(let o) = accept.content else { return [] }
+        try! a.processAccept(o)
+        let rl44 = a.snapshot().copyBytes()
+        return [[0] + l20, [0] + rl44, [1] + Array(rl44[14...]), [0] + Array(l20.prefix(60))]
+    })

@@ -335,3 +335,137 @@ extension Ibex {
     /// The fixed 24-byte zero nonce of `encrypted_inner` (each message key is used once).
     static let zeroNonce = [UInt8](repeating: 0, count: 24)
 }
+
+// MARK: - Snapshot
+
+extension Ibex.Session {
+    /// `TIBS`.
+    public static let snapshotType = SnapshotType("TIBS")
+
+    /// Snapshot (type `TIBS`, version 1, Docs/Snapshots.md §4): the session ID (16 bytes), this side's
+    /// ID and the peer's ID and public key (8 + 8 + 32 bytes), the role (uint8: 0 initiator, 1
+    /// responder), the local, remote (optional) and supported version ranges (uint32 pairs), the local
+    /// and remote 4DH versions (optional uint32), the updated mark (optional uint64), the initiator's
+    /// ephemeral secret key and the peer's ephemeral public key (optional, 32 bytes each), and the four
+    /// ratchets my-2DH, peer-2DH, my-4DH, peer-4DH (each optional: counter uint64, chain key 32 bytes).
+    /// The identity's private key is not in it: ``init(restoring:identity:)`` takes the identity.
+    ///
+    /// Old snapshots: a session restored from an older snapshot would encrypt again under message
+    /// keys it has used (its sending ratchets are behind) and accept again messages it has received
+    /// (its receiving ratchets are behind). Two rules prevent both: ``generation`` grows with every
+    /// message sent or received, and ``init(restoring:identity:newerThan:)`` refuses a snapshot whose
+    /// generation is below the newest the application has seen (it keeps that number where it keeps the
+    /// identity); and ``snapshot(sendingAhead:)`` writes the sending ratchets turned ahead, so that a
+    /// restore from it skips the keys the live session may still use (the peer catches up, up to
+    /// 25 000 steps).
+    public func snapshot() -> SnapshotBytes { snapshot(sendingAhead: 0) }
+
+    /// A snapshot whose sending ratchets are turned `steps` further than this session's (at most
+    /// ``Ibex/KDFRatchet/maxCounterIncrement``): restored, it never reuses a message key that this
+    /// session uses for its next `steps` messages. `snapshot(sendingAhead: 0)` is ``snapshot()``.
+    public func snapshot(sendingAhead steps: UInt64) -> SnapshotBytes {
+        let ahead = Swift.min(steps, Ibex.KDFRatchet.maxCounterIncrement)
+        var w = SnapshotWriter(type: Self.snapshotType, version: 1)
+        w.fixed(sessionID)
+        w.fixed(ownID.bytes)
+        w.fixed(peer.id.bytes)
+        w.fixed(peer.publicKey.rawRepresentation)
+        w.uint8(role == .initiator ? 0 : 1)
+        func range(_ w: inout SnapshotWriter, _ r: Ibex.VersionRange) { w.uint32(r.min); w.uint32(r.max) }
+        range(&w, localVersions)
+        w.optional(remoteVersions) { range(&$0, $1) }
+        range(&w, supportedVersions)
+        w.optional(local4DHVersion) { $0.uint32($1) }
+        w.optional(remote4DHVersion) { $0.uint32($1) }
+        w.optional(updatedAt) { $0.uint64($1) }
+        w.bool(ephemeral != nil)
+        if let ephemeral {
+            var raw = ephemeral.rawRepresentation
+            defer { raw.secureWipe() }
+            w.fixed(raw)
+        }
+        w.optional(peerEphemeral) { $0.fixed($1.rawRepresentation) }
+        for (ratchet, sending) in [(my2DH, true), (peer2DH, false), (my4DH, true), (peer4DH, false)] {
+            w.bool(ratchet != nil)
+            guard var r = ratchet else { continue }
+            if sending, ahead > 0 { try! r.turn(until: r.counter + ahead) }
+            r.write(to: &w)
+        }
+        return w.finish()
+    }
+
+    /// Messages sent and received in this session so far, as the ratchets count them: the sum of the
+    /// four counters (an absent ratchet counts what its predecessor reached). It grows with every
+    /// message and never decreases.
+    public var generation: UInt64 {
+        [my2DH, peer2DH, my4DH, peer4DH].reduce(UInt64(0)) { $0 &+ ($1?.counter ?? 0) }
+    }
+
+    /// The session of `snapshot`, for `identity` (whose ID must be the snapshot's own ID), refusing a
+    /// snapshot older than `newest` (its ``generation`` below it) with
+    /// ``SnapshotFault/stale(generation:newest:)``.
+    /// - Throws: ``RampartError/invalidSnapshot(_:)``.
+    public init(restoring snapshot: SnapshotBytes, identity: ThreemaIdentity, newerThan newest: UInt64 = 0) throws(RampartError) {
+        var r = try SnapshotReader(snapshot, type: Self.snapshotType, versions: 1...1)
+        let sessionID = try r.fixed(Ibex.Envelope.sessionIDLength)
+        func id(_ bytes: [UInt8], _ field: String) throws(RampartError) -> ThreemaID {
+            do { return try ThreemaID(bytes: bytes) } catch { throw .invalidSnapshot(.invalidField(field)) }
+        }
+        let ownID = try id(try r.fixed(8), "own ID")
+        guard ownID == identity.id else { throw .invalidSnapshot(.invalidField("identity")) }
+        let peerID = try id(try r.fixed(8), "peer ID")
+        let peerKey: Curve25519.KeyAgreement.PublicKey
+        do { peerKey = try .init(rawRepresentation: try r.fixed(32)) } catch { throw .invalidSnapshot(.invalidField("peer key")) }
+        let role: Ibex.Role
+        switch try r.uint8() {
+        case 0: role = .initiator
+        case 1: role = .responder
+        default: throw .invalidSnapshot(.invalidField("role"))
+        }
+        func range(_ r: inout SnapshotReader) throws(RampartError) -> Ibex.VersionRange {
+            let v = Ibex.VersionRange(min: try r.uint32(), max: try r.uint32())
+            guard v.min <= v.max else { throw .invalidSnapshot(.invalidField("version range")) }
+            return v
+        }
+        let local = try range(&r)
+        let remote = try r.optional("remote versions") { (r) throws(RampartError) in try range(&r) }
+        let supported = try range(&r)
+        let local4DH = try r.optional("local 4DH version") { (r) throws(RampartError) in try r.uint32() }
+        let remote4DH = try r.optional("remote 4DH version") { (r) throws(RampartError) in try r.uint32() }
+        let updated = try r.optional("updated") { (r) throws(RampartError) in try r.uint64() }
+        let ephemeral = try r.optional("ephemeral") { (r) throws(RampartError) -> Curve25519.KeyAgreement.PrivateKey in
+            let raw = try r.secret(32)
+            return raw.withUnsafeBytes { try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
+        }
+        let peerEphemeral = try r.optional("peer ephemeral") { (r) throws(RampartError) -> Curve25519.KeyAgreement.PublicKey in
+            do { return try .init(rawRepresentation: try r.fixed(32)) } catch { throw .invalidSnapshot(.invalidField("peer ephemeral")) }
+        }
+        var ratchets: [Ibex.KDFRatchet?] = []
+        for name in ["my 2DH", "peer 2DH", "my 4DH", "peer 4DH"] {
+            ratchets.append(try r.optional(name) { (r) throws(RampartError) in try Ibex.KDFRatchet(reading: &r) })
+        }
+        try r.finish()
+        // Only the four states the protocol reaches, and the ephemeral secret only where it is kept.
+        let present = ratchets.map { $0 != nil }
+        let legal: Bool
+        switch (present[0], present[1], present[2], present[3]) {
+        case (true, false, false, false): legal = role == .initiator                     // L20
+        case (false, true, false, false): legal = role == .responder && ephemeral == nil // R20
+        case (false, true, true, true): legal = role == .responder && ephemeral == nil   // R24
+        case (false, false, true, true): legal = ephemeral == nil                        // RL44
+        default: legal = false
+        }
+        guard legal, sessionID.count == Ibex.Envelope.sessionIDLength else { throw .invalidSnapshot(.invalidField("ratchets")) }
+        self.init(sessionID: sessionID, identity: identity, peer: ThreemaContact(id: peerID, publicKey: peerKey), role: role,
+                  localVersions: local)
+        remoteVersions = remote
+        supportedVersions = supported
+        local4DHVersion = local4DH
+        remote4DHVersion = remote4DH
+        updatedAt = updated
+        self.ephemeral = ephemeral
+        self.peerEphemeral = peerEphemeral
+        (my2DH, peer2DH, my4DH, peer4DH) = (ratchets[0], ratchets[1], ratchets[2], ratchets[3])
+        guard generation >= newest else { throw .invalidSnapshot(.stale(generation: generation, newest: newest)) }
+    }
+}

@@ -32,6 +32,21 @@ extension Ibex {
             self.chainKey = chainKey
         }
 
+        /// The counter (uint64) and the chain key (32 bytes), for snapshots.
+        func write(to w: inout SnapshotWriter) {
+            w.uint64(counter)
+            chainKey.withUnsafeBytes { w.fixed($0) }
+        }
+
+        /// Reads ``write(to:)``.
+        init(reading r: inout SnapshotReader) throws(RampartError) {
+            let counter = try r.uint64()
+            let key = try r.secret(32)
+            guard counter >= 1 else { throw .invalidSnapshot(.invalidField("ratchet counter")) }
+            self.counter = counter
+            chainKey = key.withUnsafeBytes { SymmetricKey(data: $0) }
+        }
+
         /// The message key `XDHMK` for the current counter.
         public var currentEncryptionKey: SymmetricKey { Self.derive(chainKey, Self.saltAEK) }
 
