@@ -137,3 +137,34 @@ let snapshotIbexSessionTarget = FuzzTarget(
         let rl44 = a.snapshot().copyBytes()
         return [[0] + l20, [0] + rl44, [1] + Array(rl44[14...]), [0] + Array(l20.prefix(60))]
     })
+
+/// SecretChat.Session is restored with a clock (not in the snapshot).
+private struct SecretChatSnapshotProbe: Snapshottable {
+    static let snapshotType = SecretChat.Session.snapshotType
+    let session: SecretChat.Session
+    init(restoring s: SnapshotBytes) throws(RampartError) { session = try SecretChat.Session(restoring: s, clock: { 0 }) }
+    func snapshot() -> SnapshotBytes { session.snapshot() }
+}
+
+let snapshotSecretChatTarget = FuzzTarget(
+    name: "snapshot-secret-chat",
+    summary: "SecretChat.Session(restoring:clock:) on arbitrary bytes, bare or behind a valid MSCS header: a typed error, or a chat whose snapshot is exactly the input",
+    maxLength: 8192,
+    run: { data in restoreProperty(SecretChatSnapshotProbe.self, data) },
+    seeds: {
+        var rng = SplitMix64(seed: 0x5C)
+        let config = SecretChat.DHConfig.telegram()
+        var a = try! SecretChat.Session.requesting(config: config, clock: { 0 }, using: &rng)
+        let requested = a.snapshot().copyBytes()
+        let gA = a.gA!
+        var b = SecretChat.Session.requested(gA: gA, clock: { 0 })
+        let (gB, fp) = try! b.accept(config: config, using: &rng)
+        let accepted = b.snapshot().copyBytes()
+        var toA = try! b.handleEncryptedChat(gAOrB: gA, keyFingerprint: fp, using: &rng)
+        _ = try! a.handleEncryptedChat(gAOrB: gB, keyFingerprint: fp, using: &rng)
+        for m in toA { _ = try? a.receive(m.data, using: &rng) }
+        toA = try! b.send(.message(SecretChat.PlainMessage(randomID: 1, message: "hi")), using: &rng)
+        let established = a.snapshot().copyBytes(), acceptor = b.snapshot().copyBytes()
+        return [[0] + requested, [0] + accepted, [0] + established, [0] + acceptor, [1] + Array(established[14...]),
+                [0] + Array(established.prefix(200))]
+    })

@@ -260,6 +260,33 @@ enum MemoryScan {
         #expect(MemoryScan.count(needles[0]) == 0, "a copy of the secret exponent survived the exchange")
     }
 
+    /// A secret chat's key and the creator's pending re-key exponent go through a snapshot of the
+    /// session, sealed, opened and restored: once the sessions and the snapshots are released, neither
+    /// is left in memory.
+    @Test func secretChatSnapshotSecretsAreGoneAfterRestore() throws {
+        var exponent: MaskedNeedle?
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, [AnyObject]) in
+            var net = try SCNet(seed: 0x11FE_0008)
+            try net.pump()
+            try net.sendA("hello")
+            try net.pump()
+            _ = try net.a.requestRekey(using: &net.rng)   // a pending exponent in the snapshot
+            guard case .requested(_, let request)? = net.a.rekey else { throw SecretChatError.wrongState("no re-key") }
+            exponent = request.pair.secret.withUnsafeBytes { MaskedNeedle(UnsafeRawBufferPointer(rebasing: $0[96..<160])) }
+            let wrap = SymmetricKey(size: .bits256)
+            let sealed = try SealedSnapshot.seal(net.a.snapshot(), key: wrap, using: &net.rng)
+            let opened = try SealedSnapshot.open(sealed, key: wrap, type: SecretChat.Session.snapshotType)
+            let restored = try SecretChat.Session(restoring: opened, clock: net.clock.clock)
+            #expect(restored.fingerprint == net.a.fingerprint)
+            let key = try #require(net.a.keychain.entries.first?.key)
+            let needle = key.withUnsafeBytes { MaskedNeedle(UnsafeRawBufferPointer(rebasing: $0[96..<160])) }
+            return (needle, [opened, SessionBox(restored), SessionBox(net.a), SessionBox(net.b)])
+        }
+        #expect(during >= 1)
+        #expect(after == 0, "a copy of the chat key survived the snapshot, its seal and the restore")
+        #expect(MemoryScan.count(try #require(exponent)) == 0, "a copy of the re-key exponent survived")
+    }
+
     /// A key written into a snapshot (after 300 bytes, so the writer grows its buffer), the snapshot
     /// sealed under a key and under a password, opened again and the key read back into secret
     /// storage: once everything is released, no copy of the key is left (the writer, the sealing and
@@ -303,6 +330,12 @@ enum MemoryScan {
         #expect(after == 0, "a copy of the file key and IV survived the key")
     }
 }
+/// A session as an object, for the owner lists above.
+final class SessionBox {
+    let session: SecretChat.Session
+    init(_ s: SecretChat.Session) { session = s }
+}
+
 /// A key as an object, for the owner lists above.
 final class SymmetricKeyBox {
     let key: SymmetricKey

@@ -98,6 +98,18 @@ extension SecretChat {
             primeValue = p
         }
 
+        /// A configuration whose checks passed before (a snapshot of one), with its modulus.
+        init(checked g: Int32, prime: [UInt8], version: Int32, primeValue: BigUInt, modulus: Modulus) {
+            self.g = g
+            self.prime = prime
+            self.version = version
+            self.primeValue = primeValue
+            self.modulus = modulus
+        }
+
+        /// Telegram's prime with g = 3, checked once per process (restoring a snapshot reuses it).
+        static let telegramChecked: DHConfig = telegram()
+
         /// Telegram's well-known prime with `g = 3` (what the servers send), for tests and tools.
         public static func telegram(version: Int32 = 1) -> DHConfig {
             var rng = SecureRandom()
@@ -171,6 +183,12 @@ extension SecretChat {
             pair = p
         }
 
+        /// A request restored from a snapshot.
+        init(config: DHConfig, pair: DHKeyPair) {
+            self.config = config
+            self.pair = pair
+        }
+
         /// Step 3: takes the peer's `g_b` and `key_fingerprint`, checks `g_b` (§4), computes
         /// `key = g_b^a mod p` (256 bytes, constant-time) and compares the fingerprints.
         /// - Throws: ``SecretChatError/dhCheckFailed(_:)`` for `g_b`;
@@ -192,6 +210,12 @@ extension SecretChat {
         public let key: Key
         /// `key_fingerprint` for `acceptEncryption` / AcceptKey.
         public var keyFingerprint: Int64 { key.fingerprint }
+
+        /// An acceptance restored from a snapshot.
+        init(gB: [UInt8], key: Key) {
+            self.gB = gB
+            self.key = key
+        }
 
         /// Checks `gA` (§4), picks `b` (with `serverRandom` mixed in) and computes the key.
         /// - Throws: ``SecretChatError/dhCheckFailed(_:)``.
@@ -218,4 +242,75 @@ private func sharedKey(_ pair: DHKeyPair, _ peer: BigUInt, _ config: SecretChat.
 /// A public value as exactly 256 bytes (left-padded with zeros).
 private func leftPadded(_ b: [UInt8]) -> [UInt8] {
     b.count >= 256 ? Array(b.suffix(256)) : [UInt8](repeating: 0, count: 256 - b.count) + b
+}
+
+// MARK: - Snapshot fields (the secret chat session's snapshot, Docs/Snapshots.md §4)
+
+extension SecretChat.Key {
+    /// The 256 key bytes.
+    func write(to w: inout SnapshotWriter) { auth.withUnsafeBytes { w.fixed($0) } }
+
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        var bytes = try r.fixed(AuthKey.byteCount)
+        defer { bytes.secureWipe() }
+        do { self = try SecretChat.Key(bytes) } catch { throw .invalidSnapshot(.invalidField("chat key")) }
+    }
+}
+
+extension SecretChat.DHConfig {
+    /// g (int32), version (int32), p (256 bytes).
+    func write(to w: inout SnapshotWriter) {
+        w.int32(g)
+        w.int32(version)
+        w.fixed(prime)
+    }
+
+    /// Reads ``write(to:)`` and checks (g, p) again (Telegram's prime at no cost; another prime with
+    /// 64 Miller-Rabin rounds).
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        let g = try r.int32(), version = try r.int32()
+        let prime = try r.fixed(256)
+        // What every server sends: Telegram's prime with g = 3, checked once per process.
+        let known = SecretChat.DHConfig.telegramChecked
+        if g == known.g, prime == known.prime {
+            self.init(checked: g, prime: prime, version: version, primeValue: known.primeValue, modulus: known.modulus)
+            return
+        }
+        var rng = SecureRandom()
+        do { self = try SecretChat.DHConfig(g: g, prime: prime, version: version, using: &rng) } catch {
+            throw .invalidSnapshot(.invalidField("dh config"))
+        }
+    }
+}
+
+extension SecretChat.KeyRequest {
+    /// The configuration, the secret exponent a (256 bytes) and g_a (256 bytes).
+    func write(to w: inout SnapshotWriter) {
+        config.write(to: &w)
+        pair.secret.withUnsafeBytes { w.fixed($0) }
+        w.fixed(gA)
+    }
+
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        let config = try SecretChat.DHConfig(reading: &r)
+        let secret = try r.secret(256)
+        let gA = try r.fixed(256)
+        let publicValue: BigUInt
+        do { publicValue = try config.checkPublicValue(gA) } catch { throw .invalidSnapshot(.invalidField("g_a")) }
+        let exponent = secret.withUnsafeBytes { SecretBytes($0) }
+        self.init(config: config, pair: DHKeyPair(secret: exponent, publicValue: publicValue))
+    }
+}
+
+extension SecretChat.KeyAcceptance {
+    /// g_b (256 bytes) and the key.
+    func write(to w: inout SnapshotWriter) {
+        w.fixed(leftPadded(gB))
+        key.write(to: &w)
+    }
+
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        let gB = try r.fixed(256)
+        self.init(gB: gB, key: try SecretChat.Key(reading: &r))
+    }
 }

@@ -90,3 +90,44 @@ extension SecretChat {
         }
     }
 }
+
+// MARK: - Snapshot fields (the secret chat session's snapshot, Docs/Snapshots.md §4)
+
+extension SecretChat.Keychain {
+    /// The most keys a snapshot may hold.
+    static let maxSnapshotKeys = 4096
+
+    /// The entries, oldest first: key (256 bytes), validity (uint8 0 indefinite, 1 from an index,
+    /// with the index as int32), use count and encrypted count (int32), created at (int64).
+    func write(to w: inout SnapshotWriter) {
+        w.list(entries) { w, e in
+            e.key.write(to: &w)
+            switch e.validity {
+            case .indefinite: w.uint8(0)
+            case .sequenceBasedIndexRange(let from): w.uint8(1); w.int32(from)
+            }
+            w.int32(e.useCount)
+            w.int32(e.encryptedCount)
+            w.int64(e.createdAt)
+        }
+    }
+
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        self.init()
+        entries = try r.list("keychain", max: Self.maxSnapshotKeys, minElementBytes: 256 + 1 + 16) { (r) throws(RampartError) in
+            let key = try SecretChat.Key(reading: &r)
+            let validity: Validity
+            switch try r.uint8() {
+            case 0: validity = .indefinite
+            case 1: validity = .sequenceBasedIndexRange(fromCanonicalIndex: try r.int32())
+            default: throw .invalidSnapshot(.invalidField("key validity"))
+            }
+            let uses = try r.int32(), encrypted = try r.int32(), created = try r.int64()
+            guard uses >= 0, encrypted >= 0 else { throw .invalidSnapshot(.invalidField("key counts")) }
+            return Entry(key: key, validity: validity, useCount: uses, encryptedCount: encrypted, createdAt: created)
+        }
+        // One entry per fingerprint, as add(_:validity:createdAt:) keeps them.
+        guard Set(entries.map(\.fingerprint)).count == entries.count else { throw .invalidSnapshot(.invalidField("keychain")) }
+    }
+}
+

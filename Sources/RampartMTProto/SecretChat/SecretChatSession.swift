@@ -588,3 +588,143 @@ extension SecretChat {
         }
     }
 }
+
+// MARK: - Snapshot
+
+extension SecretChat.Session {
+    /// `MSCS`.
+    public static let snapshotType = SnapshotType("MSCS")
+    /// The most sent messages a snapshot may keep for resends.
+    static let maxSnapshotStored = 1 << 16
+
+    /// Snapshot (type `MSCS`, version 1, Docs/Snapshots.md §4): side (uint8: 0 creator, 1 acceptor);
+    /// the state (uint8: 0 requested with its key request, 1 accepting with g_a, 2 accepted with g_a
+    /// and the acceptance, 3 sequence-based layer, 4 terminated); the DH configuration (optional); the
+    /// keychain; the sequence numbers with the queued messages (TL bytes); the layers; the key hash;
+    /// the previous fingerprint (optional); the re-key count (uint32); the re-key in progress (uint8:
+    /// 0 none, 1 requested with its id and key request, 2 accepted with its id and acceptance); the
+    /// peer's switch index and the current fingerprint (optional each); the messages kept for resends,
+    /// ascending by raw out_seq_no (data, out_seq_no, service and resend flags). The clock is not in it:
+    /// ``init(restoring:clock:newerThan:)`` takes one.
+    ///
+    /// Old snapshots: a chat restored from an older snapshot would number new messages with
+    /// `out_seq_no`s it has already used (the peer drops them as duplicates: lost messages) and accept
+    /// again messages it has received. ``generation`` grows with every message sent or received, and a
+    /// restore refuses a snapshot whose generation is below `newerThan`, the newest the application
+    /// recorded: the application writes the snapshot (atomically) before it hands a message to the
+    /// network and after it accepted one, and records the generation with it. Message keys are never
+    /// reused even then: each message key comes from its own random padding and contents (msg_key).
+    public func snapshot() -> SnapshotBytes {
+        var w = SnapshotWriter(type: Self.snapshotType, version: 1)
+        w.uint8(side == .creator ? 0 : 1)
+        switch state {
+        case .handshake(.requested(let request)): w.uint8(0); request.write(to: &w)
+        case .handshake(.accepting(let gA)): w.uint8(1); w.bytes(gA)
+        case .handshake(.accepted(let gA, let acceptance)): w.uint8(2); w.bytes(gA); acceptance.write(to: &w)
+        case .sequenceBasedLayer: w.uint8(3)
+        case .terminated: w.uint8(4)
+        }
+        w.optional(config) { c, v in v.write(to: &c) }
+        keychain.write(to: &w)
+        sequence.write(to: &w) { w, layer in w.bytes(layer.serialized) }
+        layers.write(to: &w)
+        w.bytes(keyHash)
+        w.optional(previousFingerprint) { $0.int64($1) }
+        w.uint32(UInt32(clamping: rekeyCount))
+        switch rekey {
+        case nil: w.uint8(0)
+        case .requested(let id, let request)?: w.uint8(1); w.int64(id); request.write(to: &w)
+        case .accepted(let id, let acceptance)?: w.uint8(2); w.int64(id); acceptance.write(to: &w)
+        }
+        w.optional(peerSwitchIndex) { $0.int32($1) }
+        w.optional(currentFingerprint) { $0.int64($1) }
+        w.list(stored.keys.sorted()) { w, k in
+            let o = stored[k]!
+            w.int32(k)
+            w.bytes(o.data)
+            w.int32(o.outSeqNo)
+            w.bool(o.isService)
+            w.bool(o.isResend)
+        }
+        return w.finish()
+    }
+
+    /// Messages sent and received in this chat (the sequence counters, queued ones included) and
+    /// completed re-keys: it grows with every message and never decreases.
+    public var generation: UInt64 {
+        UInt64(sequence.sentCount) + UInt64(sequence.receivedCount) + UInt64(sequence.queuedCount) + UInt64(rekeyCount)
+    }
+
+    /// The chat of `snapshot`, with `clock`, refusing a snapshot whose ``generation`` is below
+    /// `newest` (``SnapshotFault/stale(generation:newest:)``).
+    /// - Throws: ``RampartError/invalidSnapshot(_:)``.
+    public init(restoring snapshot: SnapshotBytes, clock: @escaping SecretChat.Clock, newerThan newest: UInt64 = 0) throws(RampartError) {
+        var r = try SnapshotReader(snapshot, type: Self.snapshotType, versions: 1...1)
+        let side: SecretChat.Side
+        switch try r.uint8() {
+        case 0: side = .creator
+        case 1: side = .acceptor
+        default: throw .invalidSnapshot(.invalidField("side"))
+        }
+        let state: State
+        switch try r.uint8() {
+        case 0: state = .handshake(.requested(try SecretChat.KeyRequest(reading: &r)))
+        case 1: state = .handshake(.accepting(gA: try r.bytes("g_a", max: 256)))
+        case 2:
+            let gA = try r.bytes("g_a", max: 256)
+            state = .handshake(.accepted(gA: gA, try SecretChat.KeyAcceptance(reading: &r)))
+        case 3: state = .sequenceBasedLayer
+        case 4: state = .terminated
+        default: throw .invalidSnapshot(.invalidField("state"))
+        }
+        let config = try r.optional("dh config") { (r) throws(RampartError) in try SecretChat.DHConfig(reading: &r) }
+        let keychain = try SecretChat.Keychain(reading: &r)
+        let sequence = try SecretChat.SequenceNumbers<SecretChat.DecryptedMessageLayer>(
+            role: side == .creator ? .creator : .acceptor, reading: &r) { (r) throws(RampartError) in
+            let bytes = try r.bytes("queued message", max: 1 << 20)
+            do { return try SecretChat.DecryptedMessageLayer.decode(bytes) } catch { throw .invalidSnapshot(.invalidField("queued message")) }
+        }
+        let layers = try SecretChat.LayerNegotiation(reading: &r)
+        let keyHash = try r.bytes("key hash", max: 36)
+        guard keyHash.isEmpty || keyHash.count == 36 else { throw .invalidSnapshot(.invalidField("key hash")) }
+        let previous = try r.optional("previous fingerprint") { (r) throws(RampartError) in try r.int64() }
+        let rekeys = Int(try r.uint32())
+        let rekey: Rekey?
+        switch try r.uint8() {
+        case 0: rekey = nil
+        case 1: rekey = .requested(id: try r.int64(), try SecretChat.KeyRequest(reading: &r))
+        case 2: rekey = .accepted(id: try r.int64(), try SecretChat.KeyAcceptance(reading: &r))
+        default: throw .invalidSnapshot(.invalidField("re-key"))
+        }
+        let switchIndex = try r.optional("switch index") { (r) throws(RampartError) in try r.int32() }
+        let current = try r.optional("current fingerprint") { (r) throws(RampartError) in try r.int64() }
+        let stored = try r.list("stored messages", max: Self.maxSnapshotStored, minElementBytes: 14) { (r) throws(RampartError) -> (Int32, Outgoing) in
+            let k = try r.int32()
+            let data = try r.bytes("stored message", max: 1 << 20)
+            let out = try r.int32()
+            return (k, Outgoing(data: data, outSeqNo: out, isService: try r.bool("service"), isResend: try r.bool("resend")))
+        }
+        try r.finish()
+        // Consistency: keys only once established, the current fingerprint held, stored messages ascending
+        // and below the sent count.
+        if let current, keychain.key(fingerprint: current) == nil { throw .invalidSnapshot(.invalidField("current fingerprint")) }
+        var last = Int32(-1)
+        for (k, o) in stored {
+            guard k > last, k < sequence.sentCount, o.outSeqNo >> 1 == k else { throw .invalidSnapshot(.invalidField("stored messages")) }
+            last = k
+        }
+        self.init(side: side, state: state, layer: layers.local, clock: clock)
+        self.config = config
+        self.keychain = keychain
+        self.sequence = sequence
+        self.layers = layers
+        self.keyHash = keyHash
+        previousFingerprint = previous
+        rekeyCount = rekeys
+        self.rekey = rekey
+        peerSwitchIndex = switchIndex
+        currentFingerprint = current
+        for (k, o) in stored { self.stored[k] = o }
+        guard generation >= newest else { throw .invalidSnapshot(.stale(generation: generation, newest: newest)) }
+    }
+}

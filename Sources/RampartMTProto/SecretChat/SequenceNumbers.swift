@@ -236,3 +236,66 @@ extension SecretChat.SequenceNumbers where Item == SecretChat.DecryptedMessageLa
         return try receive(inSeqNo: layer.inSeqNo, outSeqNo: layer.outSeqNo, resend: resend, item: layer)
     }
 }
+
+// MARK: - Snapshot fields (the secret chat session's snapshot, Docs/Snapshots.md §4)
+
+extension SecretChat.SequenceNumbers {
+    /// sentCount, receivedCount, peerReceivedCount, highestSeen (int32 each), maximumQueued (uint32),
+    /// then the queue in ascending raw out_seq_no: raw out, raw in (int32) and the item.
+    func write(to w: inout SnapshotWriter, item: (inout SnapshotWriter, Item) -> Void) {
+        w.int32(sentCount)
+        w.int32(receivedCount)
+        w.int32(peerReceivedCount)
+        w.int32(highestSeen)
+        w.uint32(UInt32(clamping: maximumQueued))
+        w.list(queue.keys.sorted()) { w, k in
+            let q = queue[k]!
+            w.int32(k)
+            w.int32(q.rawIn)
+            item(&w, q.item)
+        }
+    }
+
+    /// Reads ``write(to:item:)``: counters in range and consistent, the queue above the received count,
+    /// at most `maximumQueued`, ascending.
+    init(role: SecretChat.SequenceRole, reading r: inout SnapshotReader,
+         item: (inout SnapshotReader) throws(RampartError) -> Item) throws(RampartError) {
+        let sent = try r.int32(), received = try r.int32(), peerReceived = try r.int32(), highest = try r.int32()
+        let maxQueued = Int(try r.uint32())
+        guard sent >= 0, sent <= Self.rawLimit, received >= 0, received <= Self.rawLimit,
+              peerReceived >= 0, peerReceived <= sent, highest >= received - 1, highest < Self.rawLimit,
+              maxQueued <= 1 << 16 else {
+            throw .invalidSnapshot(.invalidField("sequence numbers"))
+        }
+        self.init(role: role, maximumQueued: maxQueued)
+        sentCount = sent
+        receivedCount = received
+        peerReceivedCount = peerReceived
+        highestSeen = highest
+        var last = received
+        let entries = try r.list("queued messages", max: maxQueued, minElementBytes: 8) { (r) throws(RampartError) -> (Int32, Queued) in
+            let rawOut = try r.int32(), rawIn = try r.int32()
+            return (rawOut, Queued(rawIn: rawIn, item: try item(&r)))
+        }
+        for (rawOut, q) in entries {
+            guard rawOut > last, rawOut <= highest, q.rawIn >= 0, q.rawIn <= sent else { throw .invalidSnapshot(.invalidField("queued messages")) }
+            last = rawOut
+            queue[rawOut] = q
+        }
+    }
+}
+
+extension SecretChat.LayerNegotiation {
+    /// Local and remote layers (int32 each).
+    func write(to w: inout SnapshotWriter) {
+        w.int32(local)
+        w.int32(remote)
+    }
+
+    init(reading r: inout SnapshotReader) throws(RampartError) {
+        let local = try r.int32(), remote = try r.int32()
+        guard local > 0, remote >= SecretChat.Layer.initialRemote else { throw .invalidSnapshot(.invalidField("layers")) }
+        self.init(local: local, remote: remote)
+    }
+}
+
