@@ -13,7 +13,7 @@
 //   against the same four exponentiations plus the OpenSSL composition of its four messages.
 
 import Rampart
-import RampartMTProto
+@_spi(Testing) import RampartMTProto
 import RampartReference
 import RampartTestSupport
 
@@ -295,4 +295,43 @@ func secretChatRekeyRows() -> [Row] {
         }
     }
     return [Row(operation: "secret-chat-rekey", size: 0, unit: .opsps, contenders: cs)]
+}
+
+/// `snapshot-secret-chat-seal` and `snapshot-secret-chat-restore` (Docs/Snapshots.md): a chat with
+/// 100 keys in its keychain and 1,000 messages the peer has not acknowledged (kept for resends),
+/// snapshotted and sealed under a 32-byte key (XChaCha20-Poly1305), and opened and restored; the
+/// size column is the unsealed snapshot's length. No reference library has this operation.
+func snapshotRows() -> [Row] {
+    var rng = SplitMix64(seed: 0x5A95)
+    let config = SecretChat.DHConfig.telegram()
+    let clock: SecretChat.Clock = { 0 }
+    var a = try! SecretChat.Session.requesting(config: config, clock: clock, using: &rng)
+    let gA = a.gA!
+    var b = SecretChat.Session.requested(gA: gA, clock: clock)
+    let (gB, fp) = try! b.accept(config: config, using: &rng)
+    let toA = try! b.handleEncryptedChat(gAOrB: gA, keyFingerprint: fp, using: &rng)
+    _ = try! a.handleEncryptedChat(gAOrB: gB, keyFingerprint: fp, using: &rng)
+    for m in toA { _ = try! a.receive(m.data, using: &rng) }
+    for i in 0..<1000 {
+        _ = try! a.send(.message(SecretChat.PlainMessage(randomID: Int64(i + 1), message: "message \(i)")), using: &rng)
+    }
+    a.addKeysForTesting((0..<99).map { _ in try! SecretChat.Key(randomBytes(count: 256, using: &rng)) }, createdAt: 0)
+    guard a.keychain.entries.count == 100, a.status.storedCount >= 1000 else {
+        fail("snapshot rows: the chat has \(a.keychain.entries.count) keys and \(a.status.storedCount) messages kept")
+    }
+    let key = SymmetricKey(data: randomBytes(count: 32, using: &rng))
+    let size = a.snapshot().count
+    let sealed = try! SealedSnapshot.seal(a.snapshot(), key: key, using: &rng)
+    let chat = a
+    let seal = Contender(implementation: "rampart") {
+        let s = try! SealedSnapshot.seal(chat.snapshot(), key: key, using: &rng)
+        consume(UInt8(truncatingIfNeeded: s.count))
+    }
+    let restore = Contender(implementation: "rampart") {
+        let opened = try! SealedSnapshot.open(sealed, key: key, type: SecretChat.Session.snapshotType)
+        let r = try! SecretChat.Session(restoring: opened, clock: clock)
+        consume(UInt8(truncatingIfNeeded: r.generation))
+    }
+    return [Row(operation: "snapshot-secret-chat-seal", size: size, unit: .opsps, contenders: [seal]),
+            Row(operation: "snapshot-secret-chat-restore", size: size, unit: .opsps, contenders: [restore])]
 }

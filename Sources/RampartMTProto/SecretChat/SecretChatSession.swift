@@ -649,6 +649,15 @@ extension SecretChat.Session {
         return w.finish()
     }
 
+    /// Adds `keys` to the keychain as keys of past re-keys (valid from raw indices 0, 1, …), for
+    /// benchmarks and tests that need a large keychain (a chat re-keyed many times while messages were
+    /// still in flight under older keys).
+    @_spi(Testing) public mutating func addKeysForTesting(_ keys: [SecretChat.Key], createdAt: Int64) {
+        for (i, k) in keys.enumerated() {
+            keychain.add(k, validity: .sequenceBasedIndexRange(fromCanonicalIndex: Int32(i)), createdAt: createdAt)
+        }
+    }
+
     /// Messages sent and received in this chat (the sequence counters, queued ones included) and
     /// completed re-keys: it grows with every message and never decreases.
     public var generation: UInt64 {
