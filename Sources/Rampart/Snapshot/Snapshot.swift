@@ -133,15 +133,18 @@ enum SnapshotHeader {
 public struct SnapshotWriter: ~Copyable {
     /// The bytes so far, in a box that wipes them when the writer is dropped without finishing.
     private final class Buffer {
-        var bytes: [UInt8] = []
+        // Only the writer that owns the box touches it, one access at a time: no dynamic
+        // exclusivity check per field (it cost as much as the writing).
+        @exclusivity(unchecked) var bytes: [UInt8] = []
         deinit { bytes.secureWipe() }
     }
     private let box = Buffer()
     private let headerCount: Int
 
-    /// A snapshot of `type`, version `version`.
-    public init(type: SnapshotType, version: UInt16) {
-        box.bytes.reserveCapacity(256)
+    /// A snapshot of `type`, version `version`; `capacity` is the expected size in bytes (the buffer
+    /// grows past it by copying, and wipes the copy it leaves).
+    public init(type: SnapshotType, version: UInt16, capacity: Int = 256) {
+        box.bytes.reserveCapacity(Swift.max(capacity, 32))
         box.bytes += SnapshotHeader.plainMagic
         box.bytes += type.array
         box.bytes += [UInt8(version & 0xFF), UInt8(version >> 8)]
@@ -164,14 +167,19 @@ public struct SnapshotWriter: ~Copyable {
         buffer = bigger
     }
 
+    private mutating func appendLE<T: FixedWidthInteger>(_ v: T) {
+        grow(MemoryLayout<T>.size)
+        withUnsafeBytes(of: v.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
     /// One byte.
     public mutating func uint8(_ v: UInt8) { grow(1); buffer.append(v) }
     /// A little-endian 16-bit integer.
-    public mutating func uint16(_ v: UInt16) { grow(2); buffer += [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    public mutating func uint16(_ v: UInt16) { appendLE(v) }
     /// A little-endian 32-bit integer.
-    public mutating func uint32(_ v: UInt32) { grow(4); for i in 0..<4 { buffer.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    public mutating func uint32(_ v: UInt32) { appendLE(v) }
     /// A little-endian 64-bit integer.
-    public mutating func uint64(_ v: UInt64) { grow(8); for i in 0..<8 { buffer.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    public mutating func uint64(_ v: UInt64) { appendLE(v) }
     /// A signed 32-bit integer (two's complement).
     public mutating func int32(_ v: Int32) { uint32(UInt32(bitPattern: v)) }
     /// A signed 64-bit integer (two's complement).
@@ -185,6 +193,16 @@ public struct SnapshotWriter: ~Copyable {
         bool(v != nil)
         if let v { write(&self, v) }
     }
+    /// A byte string: its length (uint32), then the bytes.
+    public mutating func bytes(_ v: [UInt8]) {
+        uint32(UInt32(v.count))
+        grow(v.count)
+        buffer.append(contentsOf: v)
+    }
+    /// Bytes of a length the type fixes: the bytes alone.
+    public mutating func fixed(_ v: [UInt8]) { grow(v.count); buffer.append(contentsOf: v) }
+    /// Bytes of a length the type fixes, from memory: the bytes alone.
+    public mutating func fixed(_ v: UnsafeRawBufferPointer) { grow(v.count); buffer.append(contentsOf: v) }
     /// A byte string: its length (uint32), then the bytes.
     public mutating func bytes(_ v: some Collection<UInt8>) {
         uint32(UInt32(v.count))
@@ -257,11 +275,11 @@ public struct SnapshotReader: ~Copyable {
     public mutating func uint16() throws(RampartError) -> UInt16 { try take(2) { UInt16($0[0]) | UInt16($0[1]) << 8 } }
     /// A little-endian 32-bit integer.
     public mutating func uint32() throws(RampartError) -> UInt32 {
-        try take(4) { b in (0..<4).reduce(UInt32(0)) { $0 | UInt32(b[$1]) << (8 * $1) } }
+        try take(4) { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
     }
     /// A little-endian 64-bit integer.
     public mutating func uint64() throws(RampartError) -> UInt64 {
-        try take(8) { b in (0..<8).reduce(UInt64(0)) { $0 | UInt64(b[$1]) << (8 * $1) } }
+        try take(8) { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
     /// A signed 32-bit integer.
     public mutating func int32() throws(RampartError) -> Int32 { Int32(bitPattern: try uint32()) }

@@ -615,7 +615,9 @@ extension SecretChat.Session {
     /// network and after it accepted one, and records the generation with it. Message keys are never
     /// reused even then: each message key comes from its own random padding and contents (msg_key).
     public func snapshot() -> SnapshotBytes {
-        var w = SnapshotWriter(type: Self.snapshotType, version: 1)
+        // The size, nearly: keys, messages kept for resends, the rest under 4 KiB.
+        let expected = 4096 + keychain.entries.count * 300 + stored.values.reduce(0) { $0 + $1.data.count + 14 }
+        var w = SnapshotWriter(type: Self.snapshotType, version: 1, capacity: expected)
         w.uint8(side == .creator ? 0 : 1)
         switch state {
         case .handshake(.requested(let request)): w.uint8(0); request.write(to: &w)
@@ -733,6 +735,7 @@ extension SecretChat.Session {
         self.rekey = rekey
         peerSwitchIndex = switchIndex
         currentFingerprint = current
+        self.stored.reserveCapacity(stored.count)
         for (k, o) in stored { self.stored[k] = o }
         guard generation >= newest else { throw .invalidSnapshot(.stale(generation: generation, newest: newest)) }
     }
