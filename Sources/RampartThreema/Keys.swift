@@ -109,3 +109,54 @@ public struct PairKeyCache: Sendable {
         return keys
     }
 }
+
+// MARK: - Snapshot
+
+extension PairKeyCache {
+    /// `TPKC`.
+    public static let snapshotType = SnapshotType("TPKC")
+
+    /// Snapshot (type `TPKC`, version 1, Docs/Snapshots.md §4): the identity's ID (8 bytes), the
+    /// capacity (uint32), then the cached contacts in ascending ID order (ID 8 bytes, public key 32
+    /// bytes). No key material: ``init(restoring:identity:)`` derives the keys again (one X25519 per
+    /// contact), so the snapshot holds nothing secret. Old snapshots are harmless: a cache only saves
+    /// work.
+    public func snapshot() -> SnapshotBytes {
+        var w = SnapshotWriter(type: Self.snapshotType, version: 1, capacity: 64 + 40 * entries.count)
+        w.fixed(identity.id.bytes)
+        w.uint32(UInt32(clamping: capacity))
+        let contacts = entries.values.map(\.contact).sorted { $0.id.packed.byteSwapped < $1.id.packed.byteSwapped }
+        w.list(contacts) { w, c in
+            w.fixed(c.id.bytes)
+            w.fixed(c.publicKey.rawRepresentation)
+        }
+        return w.finish()
+    }
+
+    /// The cache of `snapshot` for `identity` (whose ID must be the snapshot's), its keys derived again.
+    /// - Throws: ``RampartError/invalidSnapshot(_:)`` (also for a contact key of small order).
+    public init(restoring snapshot: SnapshotBytes, identity: ThreemaIdentity) throws(RampartError) {
+        var r = try SnapshotReader(snapshot, type: Self.snapshotType, versions: 1...1)
+        let own = try r.fixed(8)
+        guard own == identity.id.bytes else { throw .invalidSnapshot(.invalidField("identity")) }
+        let capacity = Int(try r.uint32())
+        guard capacity >= 1, capacity <= 1 << 20 else { throw .invalidSnapshot(.invalidField("capacity")) }
+        let contacts = try r.list("contacts", max: capacity, minElementBytes: 40) { (r) throws(RampartError) -> ThreemaContact in
+            let id = try r.fixed(8), key = try r.fixed(32)
+            do {
+                return ThreemaContact(id: try ThreemaID(bytes: id), publicKey: try .init(rawRepresentation: key))
+            } catch {
+                throw .invalidSnapshot(.invalidField("contact"))
+            }
+        }
+        try r.finish()
+        self.init(identity: identity, capacity: capacity)
+        var last: UInt64?
+        for c in contacts {
+            let order = c.id.packed.byteSwapped   // the ID's bytes read big-endian: ascending ID order
+            guard last.map({ $0 < order }) ?? true else { throw .invalidSnapshot(.invalidField("contacts order")) }
+            last = order
+            do { entries[c.id] = try PairKeys(identity: identity, contact: c) } catch { throw .invalidSnapshot(.invalidField("contact key")) }
+        }
+    }
+}

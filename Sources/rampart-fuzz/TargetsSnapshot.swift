@@ -168,3 +168,24 @@ let snapshotSecretChatTarget = FuzzTarget(
         return [[0] + requested, [0] + accepted, [0] + established, [0] + acceptor, [1] + Array(established[14...]),
                 [0] + Array(established.prefix(200))]
     })
+
+/// PairKeyCache is restored with an identity.
+private struct PairKeyCacheProbe: Snapshottable {
+    static let snapshotType = PairKeyCache.snapshotType
+    let cache: PairKeyCache
+    init(restoring s: SnapshotBytes) throws(RampartError) { cache = try PairKeyCache(restoring: s, identity: ibexSnapshotIdentity) }
+    func snapshot() -> SnapshotBytes { cache.snapshot() }
+}
+
+let snapshotPairKeyCacheTarget = FuzzTarget(
+    name: "snapshot-pair-key-cache",
+    summary: "PairKeyCache(restoring:identity:) on arbitrary bytes, bare or behind a valid TPKC header: a typed error, or a cache whose snapshot is exactly the input",
+    maxLength: 1024,
+    run: { data in restoreProperty(PairKeyCacheProbe.self, data) },
+    seeds: {
+        var c = PairKeyCache(identity: ibexSnapshotIdentity, capacity: 8)
+        _ = try! c.keys(for: ibexSnapshotPeer.contact)
+        _ = try! c.keys(for: ibexSnapshotIdentity.contact)
+        let b = c.snapshot().copyBytes()
+        return [[0] + b, [1] + Array(b[14...]), [0] + Array(b.prefix(40))]
+    })

@@ -87,3 +87,36 @@ struct ThreemaSnapshotTests {
         #expect(try InMemoryNonceStore(restoring: after).contains(Self.tag(2)))
     }
 }
+
+@Suite("Threema pair-key cache snapshots")
+struct PairKeyCacheSnapshotTests {
+    typealias V = IbexVectors
+
+    static func goldenCache() throws -> PairKeyCache {
+        var c = PairKeyCache(identity: V.alice, capacity: 16)
+        _ = try c.keys(for: V.bob.contact)
+        _ = try c.keys(for: V.alice.contact)   // its own key too: a note-to-self contact
+        return c
+    }
+
+    @Test func goldenFileAndRoundTrip() throws {
+        let g = try goldenSnapshot("TPKC-v1") { try! Self.goldenCache().snapshot() }
+        var restored = try PairKeyCache(restoring: g, identity: V.alice)
+        #expect(restored.count == 2 && restored.capacity == 16)
+        #expect(restored.snapshot() == g)
+        // The restored keys are the keys: the same as derived afresh.
+        let fresh = try PairKeys(identity: V.alice, contact: V.bob.contact)
+        let cached = try restored.keys(for: V.bob.contact)
+        #expect(cached.metadataKey == fresh.metadataKey)
+        // Another identity is refused; contacts out of order are refused.
+        #expect(throws: RampartError.invalidSnapshot(.invalidField("identity"))) { _ = try PairKeyCache(restoring: g, identity: V.bob) }
+        var b = g.copyBytes()
+        let first = 14 + 8 + 4 + 4
+        let x = Array(b[first..<first + 40]), y = Array(b[first + 40..<first + 80])
+        b.replaceSubrange(first..<first + 40, with: y)
+        b.replaceSubrange(first + 40..<first + 80, with: x)
+        #expect(throws: RampartError.invalidSnapshot(.invalidField("contacts order"))) {
+            _ = try PairKeyCache(restoring: SnapshotBytes(copying: b), identity: V.alice)
+        }
+    }
+}
