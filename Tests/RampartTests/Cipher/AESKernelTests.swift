@@ -278,7 +278,8 @@ struct AESKernelTests {
     @Test("Fault switch: a corrupted first kernel is skipped", arguments: ["aes", "ghash", "ige-sha256", "ige-lanes"])
     func faultSwitch(_ primitive: String) {
         func check<I>(_ clean: Registry<I>, _ faulted: (Set<String>) -> Registry<I>, _ selfTest: (I) -> Bool) {
-            guard let first = clean.runnable.first, first != "portable" else {
+            // The emulated arm64 kernels are never selected, so never self-tested: not what this test corrupts.
+            guard let first = clean.runnable.first(where: { !$0.hasSuffix("-emulated") }), first != "portable" else {
                 print("note: no \(primitive) kernel runs here; nothing to corrupt")
                 return
             }
