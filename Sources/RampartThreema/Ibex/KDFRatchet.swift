@@ -42,7 +42,9 @@ extension Ibex {
         init(reading r: inout SnapshotReader) throws(RampartError) {
             let counter = try r.uint64()
             let key = try r.secret(32)
-            guard counter >= 1 else { throw .invalidSnapshot(.invalidField("ratchet counter")) }
+            // At least 1, and far enough below 2^64 that turning ahead (snapshot(sendingAhead:)) and
+            // catching up cannot overflow the counter.
+            guard counter >= 1, counter <= UInt64.max / 2 else { throw .invalidSnapshot(.invalidField("ratchet counter")) }
             self.counter = counter
             chainKey = key.withUnsafeBytes { SymmetricKey(data: $0) }
         }
