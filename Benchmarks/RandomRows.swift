@@ -53,7 +53,7 @@ func randomRows() -> [Row] {
 }
 
 /// Unix time now (the test server's clock).
-private func unixNow() -> Double {
+func unixNow() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9

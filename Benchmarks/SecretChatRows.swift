@@ -14,6 +14,7 @@
 
 import Rampart
 @_spi(Testing) import RampartMTProto
+import RampartMTProtoServer
 import RampartReference
 import RampartTestSupport
 
@@ -334,4 +335,50 @@ func snapshotRows() -> [Row] {
     }
     return [Row(operation: "snapshot-secret-chat-seal", size: size, unit: .opsps, contenders: [seal]),
             Row(operation: "snapshot-secret-chat-restore", size: size, unit: .opsps, contenders: [restore])]
+}
+
+/// `snapshot-mtproto-connection-seal` and `-restore` (Docs/Snapshots.md): an MTProto client
+/// connection after its handshake with the in-process test server, with 1,000 requests in flight
+/// (64-byte queries sent and not answered), snapshotted and sealed under a 32-byte key, and opened
+/// and restored (with a new session, as an application restores). The size column is the unsealed
+/// snapshot's length.
+func connectionSnapshotRows() -> [Row] {
+    var keyRNG = SplitMix64(seed: 0x4D43_4F4E)
+    guard let rsa = try? RSA.PrivateKey.generate(bits: 2048, using: &keyRNG) else { return [] }
+    var conf = TestServer.Configuration(handshake: .init(privateKeys: [rsa], dc: 2))
+    conf.rsaLimitPerAddress = nil
+    conf.rsaLimitGlobal = nil
+    guard var server = try? TestServer(configuration: conf) else { return [] }
+    var crng = SplitMix64(seed: 3), srng = SplitMix64(seed: 4)
+    let config = ClientHandshake.Configuration(publicKeys: [rsa.publicKey], dc: 2)
+    guard var c = try? ClientConnection(transport: .plain(.intermediate), handshake: config, using: &crng),
+          var toServer = try? c.start(now: unixNow(), using: &crng) else { fail("snapshot rows: client setup") }
+    server.open(1)
+    for _ in 0..<4 where !toServer.isEmpty {
+        let reply = server.receive(toServer, from: 1, now: unixNow(), using: &srng)
+        guard let r = try? c.receive(reply.send, now: unixNow(), using: &crng) else { fail("snapshot rows: handshake") }
+        toServer = r.send
+    }
+    for i in 0..<1000 {
+        // A 64-byte query (a constructor and 60 bytes of arguments); sent, never answered.
+        let body: [UInt8] = [0x78, 0x97, 0x46, 0x60] + (0..<60).map { UInt8(truncatingIfNeeded: $0 &+ i) }
+        guard (try? c.request(body, now: unixNow(), using: &crng)) != nil else { fail("snapshot rows: request \(i)") }
+    }
+    guard c.session != nil, c.requests.pendingCount == 1000 else { fail("snapshot rows: \(c.requests.pendingCount) requests in flight") }
+    var rng = SplitMix64(seed: 5)
+    let key = SymmetricKey(data: randomBytes(count: 32, using: &rng))
+    let size = c.snapshot().count
+    let sealed = try! SealedSnapshot.seal(c.snapshot(), key: key, using: &rng)
+    let connection = c
+    let seal = Contender(implementation: "rampart") {
+        let s = try! SealedSnapshot.seal(connection.snapshot(), key: key, using: &rng)
+        consume(UInt8(truncatingIfNeeded: s.count))
+    }
+    let restore = Contender(implementation: "rampart") {
+        let opened = try! SealedSnapshot.open(sealed, key: key, type: ClientConnection.snapshotType)
+        let r = try! ClientConnection(restoring: opened, transport: .plain(.intermediate), handshake: config, using: &rng)
+        consume(UInt8(truncatingIfNeeded: r.requests.pendingCount))
+    }
+    return [Row(operation: "snapshot-mtproto-connection-seal", size: size, unit: .opsps, contenders: [seal]),
+            Row(operation: "snapshot-mtproto-connection-restore", size: size, unit: .opsps, contenders: [restore])]
 }

@@ -87,6 +87,7 @@ let groups: [(operations: [String], build: () -> [Row])] = [
     (["secret-chat-dh"], secretChatDHRows),
     (["secret-chat-rekey"], secretChatRekeyRows),
     (["snapshot-secret-chat-seal", "snapshot-secret-chat-restore"], snapshotRows),
+    (["snapshot-mtproto-connection-seal", "snapshot-mtproto-connection-restore"], connectionSnapshotRows),
     (["threema-message-seal", "threema-message-open", "threema-group-seal-100", "threema-blob-encrypt",
       "threema-safe-derive", "threema-id-backup-decode"], threemaRows),
     (["threema-ibex-encapsulate"], ibexRows),

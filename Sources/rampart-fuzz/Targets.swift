@@ -3,4 +3,4 @@
 
 let allTargets: [FuzzTarget] = transportTargets + tlTargets + messageTargets + handshakeTargets + symmetricTargets
     + keyTargets + numberTargets + codecTargets + threemaTargets + [safeServerTarget, safeClientResponseTarget, threemaIbexTarget, threemaChatHubTarget, threemaChatJournalTarget, secretChatTLTarget,
-                                                                     secretChatCryptoTarget, snapshotNonceStoreTarget, snapshotSealedTarget, snapshotMTProtoSessionTarget, snapshotIbexSessionTarget, snapshotSecretChatTarget, snapshotPairKeyCacheTarget]
+                                                                     secretChatCryptoTarget, snapshotNonceStoreTarget, snapshotSealedTarget, snapshotMTProtoSessionTarget, snapshotIbexSessionTarget, snapshotSecretChatTarget, snapshotPairKeyCacheTarget, snapshotMTProtoConnectionTarget]

@@ -10,25 +10,32 @@ import RampartTestSupport
 
 /// `restore` on the bytes as they are, and on them behind a valid header of `type` (so the fuzzer
 /// reaches the body without having to find the header): a value, or a typed error; a value snapshots
-/// to the same bytes.
-private func restoreProperty<T: Snapshottable>(_ type: T.Type, _ data: [UInt8], version: UInt16 = 1) {
+/// to the same bytes. `restoreThenSnapshot` restores with whatever the type needs besides the bytes
+/// (an identity, a clock, a transport) and snapshots the result.
+private func restoreProperty(_ type: SnapshotType, _ data: [UInt8], version: UInt16 = 1,
+                             _ restoreThenSnapshot: (SnapshotBytes) throws(RampartError) -> SnapshotBytes) {
     var input = FuzzInput(data)
     let wrap = input.byte() & 1 == 1
     var bytes = input.rest()
     if wrap {
-        let t = Array(T.snapshotType.description.utf8)
+        let t = Array(type.description.utf8)
         let n = bytes.count
         bytes = Array("RSNP".utf8) + t + [UInt8(version & 0xFF), UInt8(version >> 8)]
             + [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24 & 0xFF)] + bytes
     }
     let snapshot = SnapshotBytes(copying: bytes)
     do {
-        let value = try T(restoring: snapshot)
-        FuzzCheck.require(value.snapshot() == snapshot, "\(T.snapshotType): restore then snapshot changed the bytes")
-        FuzzStats.note("\(T.snapshotType): restored")
+        let again = try restoreThenSnapshot(snapshot)
+        FuzzCheck.require(again == snapshot, "\(type): restore then snapshot changed the bytes")
+        FuzzStats.note("\(type): restored")
     } catch {
         // A typed error (RampartError) is the only other outcome: `init(restoring:)` throws nothing else.
     }
+}
+
+/// ``restoreProperty(_:_:version:_:)`` for a type restored from its bytes alone.
+private func restoreProperty<T: Snapshottable>(_ type: T.Type, _ data: [UInt8]) {
+    restoreProperty(T.snapshotType, data) { (s) throws(RampartError) in try T(restoring: s).snapshot() }
 }
 
 let snapshotNonceStoreTarget = FuzzTarget(
@@ -109,19 +116,15 @@ let snapshotSealedTarget = FuzzTarget(
 private let ibexSnapshotIdentity = try! ThreemaIdentity(id: ThreemaID("000ALICE"), privateKey: [UInt8](repeating: 0x11, count: 32))
 private let ibexSnapshotPeer = try! ThreemaIdentity(id: ThreemaID("00000BOB"), privateKey: [UInt8](repeating: 0x22, count: 32))
 
-/// Ibex.Session is restored with an identity (its private key is not in the snapshot).
-private struct IbexSnapshotProbe: Snapshottable {
-    static let snapshotType = Ibex.Session.snapshotType
-    let session: Ibex.Session
-    init(restoring s: SnapshotBytes) throws(RampartError) { session = try Ibex.Session(restoring: s, identity: ibexSnapshotIdentity) }
-    func snapshot() -> SnapshotBytes { session.snapshot() }
-}
-
 let snapshotIbexSessionTarget = FuzzTarget(
     name: "snapshot-ibex-session",
     summary: "Ibex.Session(restoring:identity:) on arbitrary bytes, bare or behind a valid TIBS header: a typed error, or a session in one of the four legal states whose snapshot is exactly the input",
     maxLength: 1024,
-    run: { data in restoreProperty(IbexSnapshotProbe.self, data) },
+    run: { data in
+        restoreProperty(Ibex.Session.snapshotType, data) { (s) throws(RampartError) in
+            try Ibex.Session(restoring: s, identity: ibexSnapshotIdentity).snapshot()
+        }
+    },
     seeds: {
         var rng = SplitMix64(seed: 9)
         let sid = [UInt8](repeating: 0x33, count: 16)
@@ -138,19 +141,15 @@ let snapshotIbexSessionTarget = FuzzTarget(
         return [[0] + l20, [0] + rl44, [1] + Array(rl44[14...]), [0] + Array(l20.prefix(60))]
     })
 
-/// SecretChat.Session is restored with a clock (not in the snapshot).
-private struct SecretChatSnapshotProbe: Snapshottable {
-    static let snapshotType = SecretChat.Session.snapshotType
-    let session: SecretChat.Session
-    init(restoring s: SnapshotBytes) throws(RampartError) { session = try SecretChat.Session(restoring: s, clock: { 0 }) }
-    func snapshot() -> SnapshotBytes { session.snapshot() }
-}
-
 let snapshotSecretChatTarget = FuzzTarget(
     name: "snapshot-secret-chat",
     summary: "SecretChat.Session(restoring:clock:) on arbitrary bytes, bare or behind a valid MSCS header: a typed error, or a chat whose snapshot is exactly the input",
     maxLength: 8192,
-    run: { data in restoreProperty(SecretChatSnapshotProbe.self, data) },
+    run: { data in
+        restoreProperty(SecretChat.Session.snapshotType, data) { (s) throws(RampartError) in
+            try SecretChat.Session(restoring: s, clock: { 0 }).snapshot()
+        }
+    },
     seeds: {
         var rng = SplitMix64(seed: 0x5C)
         let config = SecretChat.DHConfig.telegram()
@@ -169,23 +168,52 @@ let snapshotSecretChatTarget = FuzzTarget(
                 [0] + Array(established.prefix(200))]
     })
 
-/// PairKeyCache is restored with an identity.
-private struct PairKeyCacheProbe: Snapshottable {
-    static let snapshotType = PairKeyCache.snapshotType
-    let cache: PairKeyCache
-    init(restoring s: SnapshotBytes) throws(RampartError) { cache = try PairKeyCache(restoring: s, identity: ibexSnapshotIdentity) }
-    func snapshot() -> SnapshotBytes { cache.snapshot() }
-}
-
 let snapshotPairKeyCacheTarget = FuzzTarget(
     name: "snapshot-pair-key-cache",
     summary: "PairKeyCache(restoring:identity:) on arbitrary bytes, bare or behind a valid TPKC header: a typed error, or a cache whose snapshot is exactly the input",
     maxLength: 1024,
-    run: { data in restoreProperty(PairKeyCacheProbe.self, data) },
+    run: { data in
+        restoreProperty(PairKeyCache.snapshotType, data) { (s) throws(RampartError) in
+            try PairKeyCache(restoring: s, identity: ibexSnapshotIdentity).snapshot()
+        }
+    },
     seeds: {
         var c = PairKeyCache(identity: ibexSnapshotIdentity, capacity: 8)
         _ = try! c.keys(for: ibexSnapshotPeer.contact)
         _ = try! c.keys(for: ibexSnapshotIdentity.contact)
         let b = c.snapshot().copyBytes()
         return [[0] + b, [1] + Array(b[14...]), [0] + Array(b.prefix(40))]
+    })
+
+/// An MTProto connection is restored with a transport and a handshake configuration (not in it).
+private func restoreConnection(_ s: SnapshotBytes) throws(RampartError) -> ClientConnection {
+    var rng = SplitMix64(seed: 1)
+    return try ClientConnection(restoring: s, transport: .plain(.intermediate),
+                                handshake: .init(publicKeys: [], dc: 2, mode: .temporary(expiresIn: 3600)), newSession: false, using: &rng)
+}
+
+let snapshotMTProtoConnectionTarget = FuzzTarget(
+    name: "snapshot-mtproto-connection",
+    summary: "ClientConnection(restoring:transport:handshake:) on arbitrary bytes, bare or behind a valid MCON header: a typed error, or a connection whose snapshot is exactly the input",
+    maxLength: 4096,
+    run: { data in
+        restoreProperty(ClientConnection.snapshotType, data) { (s) throws(RampartError) in try restoreConnection(s).snapshot() }
+    },
+    seeds: {
+        var rng = SplitMix64(seed: 0xC0)
+        let perm = try! AuthKey([UInt8](repeating: 0x42, count: 256))
+        var plain = try! ClientConnection(transport: .plain(.intermediate), handshake: .init(publicKeys: [], dc: 2), using: &rng)
+        _ = try! plain.request([0x78, 0x97, 0x46, 0x60, 1, 2, 3, 4], now: 1_800_000_000, using: &rng)
+        var pfs = try! ClientConnection(transport: .plain(.intermediate), handshake: .init(publicKeys: [], dc: 2, mode: .temporary(expiresIn: 60)),
+                                        permanentKey: perm, using: &rng)
+        _ = try! pfs.request([0x26, 0x30, 0xB3, 0x1F], now: 1_800_000_000, using: &rng)
+        let a = plain.snapshot().copyBytes(), b = pfs.snapshot().copyBytes()
+        // The first with a session (a handshake needs a server: the session goes in by hand).
+        let session = Session(client: perm, sessionId: 9, salt: 10, timeOffset: 0, replayCapacity: 4)
+        var w = SnapshotWriter(type: ClientConnection.snapshotType, version: 1)
+        w.uint8(0)
+        w.optional(session) { w, s in s.snapshot().withUnsafeBytes { w.bytes($0) } }
+        w.fixed(a[16...])
+        let c = w.finish().copyBytes()
+        return [[0] + a, [0] + b, [0] + c, [1] + Array(a[14...]), [1] + Array(c[14...]), [0] + Array(b.prefix(100))]
     })

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 import RampartTestSupport
+import Rampart
 
 /// Reads `Vectors/mtproto/<name>` (the auth-key sample and the derived vectors; provenance in
 /// Vectors/README.md); a missing file is a test failure, not a skip.
@@ -12,4 +13,9 @@ func mtprotoVectorFile(_ name: String, sourceLocation: SourceLocation = #_source
         return nil
     }
     return d
+}
+
+/// The golden snapshot at `Vectors/snapshots/<name>.hex` (``goldenSnapshotBytes(_:_:)``).
+func goldenSnapshot(_ name: String, _ make: () -> SnapshotBytes) throws -> SnapshotBytes {
+    SnapshotBytes(copying: try goldenSnapshotBytes(name) { make().copyBytes() })
 }

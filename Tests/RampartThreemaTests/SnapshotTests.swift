@@ -7,23 +7,10 @@ import Foundation
 import RampartTestSupport
 import Testing
 
-/// The golden snapshot at `Vectors/snapshots/<name>.hex`. With RAMPART_WRITE_GOLDEN=1 a missing file
-/// is written from `make` (done once, when a type gets its version 1; the file is then committed).
+/// The golden snapshot at `Vectors/snapshots/<name>.hex` (``goldenSnapshotBytes(_:_:)``).
 func goldenSnapshot(_ name: String, _ make: () -> SnapshotBytes) throws -> SnapshotBytes {
-    let path = projectRoot + "/Vectors/snapshots/\(name).hex"
-    if let data = FileManager.default.contents(atPath: path) {
-        let text = String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace }
-        return SnapshotBytes(copying: hexBytes(text))
-    }
-    if ProcessInfo.processInfo.environment["RAMPART_WRITE_GOLDEN"] == "1" {
-        let hex = make().copyBytes().map { String(format: "%02x", $0) }.joined()
-        FileManager.default.createFile(atPath: path, contents: Data((hex + "\n").utf8))
-        return SnapshotBytes(copying: hexBytes(hex))
-    }
-    throw GoldenMissing(path: path)
+    SnapshotBytes(copying: try goldenSnapshotBytes(name) { make().copyBytes() })
 }
-
-struct GoldenMissing: Error { let path: String }
 
 @Suite("Threema snapshots")
 struct ThreemaSnapshotTests {

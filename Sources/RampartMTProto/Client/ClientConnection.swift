@@ -300,3 +300,106 @@ public struct ClientConnection {
         return bytes
     }
 }
+
+// MARK: - Snapshot
+
+/// Snapshot (type `MCON`, version 1, Docs/Snapshots.md §4): the permanent key (optional, 256 bytes),
+/// the session (optional: a whole `MSES` snapshot as bytes), the pending `auth.bindTempAuthKey`
+/// (optional uint64 request number), the key's expiry (optional double, local unix seconds), the
+/// rotation margin (double), the counters keysMade, keysBound, keysLost, ignoredPackets,
+/// rejectedPackets (uint64 each), the msg_id generator of unencrypted messages, and the request layer
+/// (``RequestLayer``: the unanswered requests, the owed service messages).
+///
+/// The transport and the handshake configuration are not in it: the application gives them again
+/// (they hold the server's RSA keys and a proxy's secret, which it has anyway). A restored connection
+/// is one whose socket closed: call ``reconnect(now:using:)`` on a new socket, which sends every
+/// unanswered request again (or first makes a key, when the snapshot had none). A handshake under
+/// way when the snapshot was taken starts again. Restoring with `newSession: false` and reconnecting
+/// is exactly a ``reconnect(now:using:)`` of the connection the snapshot was taken from: the same
+/// bytes and events follow.
+///
+/// Old snapshots: requests answered after the snapshot was taken are in it and go again (MTProto
+/// requests are at least once across a restart, as in every client: methods that must not repeat
+/// carry a `random_id` the server deduplicates). By default the session restarts (a new session_id,
+/// as ``Session/resumed(from:using:)``), so nothing received in the old one is accepted again.
+extension ClientConnection {
+    /// `MCON`.
+    public static let snapshotType = SnapshotType("MCON")
+
+    /// The connection's state, to restore with ``init(restoring:transport:handshake:newSession:using:)``.
+    public func snapshot() -> SnapshotBytes {
+        var w = SnapshotWriter(type: Self.snapshotType, version: 1, capacity: 2_048 + requests.snapshotByteEstimate)
+        w.optional(permanentKey) { w, key in key.withUnsafeBytes { w.fixed($0) } }
+        w.optional(session) { w, s in s.snapshot().withUnsafeBytes { w.bytes($0) } }
+        w.optional(bindRequest) { $0.uint64($1.value) }
+        w.optional(keyExpiresAt) { $0.double($1) }
+        w.double(rotationMargin)
+        for c in [keysMade, keysBound, keysLost, ignoredPackets, rejectedPackets] { w.uint64(UInt64(c)) }
+        ids.write(to: &w)
+        requests.write(to: &w)
+        return w.finish()
+    }
+
+    /// A connection restored from `snapshot`, to be started with ``reconnect(now:using:)``.
+    /// - Parameters:
+    ///   - kind, handshake: as for ``init(transport:handshake:permanentKey:using:)``.
+    ///   - newSession: start a new session under the restored key (the default; `false` only when the
+    ///     snapshot is certainly the latest one taken, see above).
+    /// - Throws: ``RampartError/invalidSnapshot(_:)`` for bytes that are not a version-1 `MCON`
+    ///   snapshot, and for a snapshot with a permanent key restored with a permanent-key handshake.
+    public init<R: RandomNumberGenerator>(restoring snapshot: SnapshotBytes, transport kind: ClientTransport.Kind,
+                                          handshake: ClientHandshake.Configuration, newSession: Bool = true,
+                                          using rng: inout R) throws(RampartError) {
+        var r = try SnapshotReader(snapshot, type: Self.snapshotType, versions: 1...1)
+        let permanent = try r.optional("permanent key") { (r) throws(RampartError) -> AuthKey in
+            var bytes = try r.fixed(AuthKey.byteCount)
+            defer { bytes.secureWipe() }
+            do { return try AuthKey(bytes) } catch { throw .invalidSnapshot(.invalidField("permanent key")) }
+        }
+        var session = try r.optional("session") { (r) throws(RampartError) -> Session in
+            let n = Int(try r.uint32())
+            guard n <= 64 << 20 else { throw .invalidSnapshot(.invalidField("session")) }
+            return try Session(restoring: try r.secret(n))
+        }
+        guard session?.role ?? .client == .client else { throw .invalidSnapshot(.invalidField("session")) }
+        let bind = try r.optional("binding") { (r) throws(RampartError) in RequestLayer.RequestID(value: try r.uint64()) }
+        let expiry = try r.optional("key expiry") { (r) throws(RampartError) in try r.double("key expiry") }
+        // Under a permanent key, the key in use is a temporary one: it expires, and it may be waiting
+        // for its binding.
+        guard expiry.map({ $0.isFinite }) ?? true, expiry == nil || session != nil,
+              permanent == nil || session == nil || expiry != nil else { throw .invalidSnapshot(.invalidField("key expiry")) }
+        guard bind == nil || (permanent != nil && session != nil) else { throw .invalidSnapshot(.invalidField("binding")) }
+        let margin = try r.double("rotation margin")
+        guard margin.isFinite, margin >= 0 else { throw .invalidSnapshot(.invalidField("rotation margin")) }
+        var counters: [Int] = []
+        for _ in 0..<5 {
+            let c = try r.uint64()
+            guard c <= UInt64(Int.max) else { throw .invalidSnapshot(.invalidField("counter")) }
+            counters.append(Int(c))
+        }
+        let ids = try MessageIDGenerator(role: .client, reading: &r)
+        let keys = permanent.flatMap { p in session.map { (p, $0.authKey) } }
+        let layer = try RequestLayer(reading: &r, keys: keys)
+        try r.finish()
+        if let bind { guard layer.isBinding(bind) else { throw .invalidSnapshot(.invalidField("binding")) } }
+        var restored: ClientConnection
+        do {
+            restored = try ClientConnection(transport: kind, handshake: handshake, permanentKey: permanent, using: &rng)
+        } catch {
+            throw .invalidSnapshot(.invalidField("permanent key (the handshake given makes permanent keys)"))
+        }
+        if newSession { session?.startNewSession(using: &rng) }
+        restored.session = session
+        restored.bindRequest = bind
+        restored.keyExpiresAt = expiry
+        restored.rotationMargin = margin
+        restored.keysMade = counters[0]
+        restored.keysBound = counters[1]
+        restored.keysLost = counters[2]
+        restored.ignoredPackets = counters[3]
+        restored.rejectedPackets = counters[4]
+        restored.ids = ids
+        restored.requests = layer
+        self = restored
+    }
+}

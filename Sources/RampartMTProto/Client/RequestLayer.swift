@@ -332,12 +332,101 @@ public struct RequestLayer: Sendable {
     }
 
     private mutating func requeueAll() {
-        for id in requests.keys where requests[id]?.msgId != nil { requeue(id) }
+        // By number: a new connection sends them in the order they were made.
+        for id in requests.keys.sorted() where requests[id]?.msgId != nil { requeue(id) }
     }
 
     /// Forgets containers none of whose messages is still waiting for an answer.
     private mutating func pruneContainers() {
         guard containers.count > 64 else { return }
         containers = containers.filter { $0.value.contains { byMsgId[$0] != nil } }
+    }
+}
+
+// MARK: - Snapshot fields (ClientConnection's snapshot, Docs/Snapshots.md §4)
+
+extension RequestLayer {
+    /// The most unanswered requests (and owed service messages) a snapshot may hold.
+    static let maxSnapshotRequests = 1 << 16
+    /// The largest request body a snapshot may hold (an upload part is 512 KiB).
+    static let maxSnapshotRequestBytes = 1 << 20
+
+    /// Bytes the fields below take (to size the writer once).
+    var snapshotByteEstimate: Int {
+        requests.values.reduce(64) { $0 + 48 + $1.body.count } + owed.reduce(0) { $0 + 5 + $1.body.count }
+    }
+
+    /// The next request number (uint64), whether requests are held (bool), the bytes received since
+    /// the last acks (uint64), the owed service messages (list of body bytes and a content-related
+    /// bool), then the unanswered requests in the order a new connection sends them (the queue, then
+    /// those that were sent, by number): each its number (uint64), whether it travels alone (bool),
+    /// and either (tag 0) its body as bytes or (tag 1) an `auth.bindTempAuthKey`'s expires_at
+    /// (int32), nonce (int64) and 24 random bytes (its keys are the connection's).
+    func write(to w: inout SnapshotWriter) {
+        w.uint64(nextValue)
+        w.bool(holdsRequests)
+        w.uint64(UInt64(unackedBytes))
+        w.list(owed) { w, b in
+            w.bytes(b.body)
+            w.bool(b.contentRelated)
+        }
+        let order = queue + requests.filter { $0.value.msgId != nil && !queue.contains($0.key) }.keys.sorted()
+        w.list(order) { w, id in
+            let r = requests[id]!
+            w.uint64(id.value)
+            w.bool(r.alone)
+            if let b = r.bind {
+                w.uint8(1)
+                w.int32(b.expiresAt)
+                w.int64(b.nonce)
+                w.fixed(b.filler)
+            } else {
+                w.uint8(0)
+                w.bytes(r.body)
+            }
+        }
+    }
+
+    /// Whether `id` is a pending `auth.bindTempAuthKey`.
+    func isBinding(_ id: RequestID) -> Bool { requests[id]?.bind != nil }
+
+    /// Every request restored is queued, in the order written (it goes out again under a new
+    /// msg_id, as after ``requeueUnanswered()``). A binding needs `keys` (permanent, temporary).
+    init(reading r: inout SnapshotReader, keys: (AuthKey, AuthKey)?) throws(RampartError) {
+        self.init()
+        nextValue = try r.uint64()
+        holdsRequests = try r.bool("holds requests")
+        let unacked = try r.uint64()
+        guard unacked <= 1 << 40 else { throw .invalidSnapshot(.invalidField("unacknowledged bytes")) }
+        unackedBytes = Int(unacked)
+        owed = try r.list("owed messages", max: Self.maxSnapshotRequests, minElementBytes: 5) { (r) throws(RampartError) in
+            let body = try r.bytes("owed message", max: Self.maxSnapshotRequestBytes)
+            return OutgoingBody(body, contentRelated: try r.bool("content related"))
+        }
+        let count = Int(try r.uint32())
+        guard count <= Self.maxSnapshotRequests, count <= r.remaining / 14 else { throw .invalidSnapshot(.invalidField("requests")) }
+        for _ in 0..<count {
+            let value = try r.uint64()
+            let alone = try r.bool("request alone")
+            var request: Request
+            switch try r.uint8() {
+            case 0:
+                request = Request(body: try r.bytes("request body", max: Self.maxSnapshotRequestBytes))
+            case 1:
+                let expiresAt = try r.int32(), nonce = try r.int64(), filler = try r.fixed(24)
+                guard let (permanent, temporary) = keys else { throw .invalidSnapshot(.invalidField("binding without keys")) }
+                request = Request(body: [], bind: TempKeyBinding.Request(permanentKey: permanent, temporaryKey: temporary,
+                                                                         expiresAt: expiresAt, nonce: nonce, filler: filler))
+            default:
+                throw .invalidSnapshot(.invalidField("request kind"))
+            }
+            request.alone = alone
+            // Numbers from 1 below the next one, each once (so that a new request never takes a
+            // restored one's handle).
+            let id = RequestID(value: value)
+            guard value >= 1, value < nextValue, requests[id] == nil else { throw .invalidSnapshot(.invalidField("request number")) }
+            requests[id] = request
+            queue.append(id)
+        }
     }
 }

@@ -36,6 +36,15 @@ public enum TempKeyBinding {
             filler = MTProtoRandom.bytes(16, using: &rng) + MTProtoRandom.bytes(8, using: &rng)
         }
 
+        /// A call whose randomness was drawn before (a restored connection's pending binding).
+        init(permanentKey: AuthKey, temporaryKey: AuthKey, expiresAt: Int32, nonce: Int64, filler: [UInt8]) {
+            self.permanentKey = permanentKey
+            self.temporaryKey = temporaryKey
+            self.expiresAt = expiresAt
+            self.nonce = nonce
+            self.filler = filler
+        }
+
         /// The call's body for the message `msgId` in session `temporarySessionId` under the
         /// temporary key.
         public func body(msgId: Int64, temporarySessionId: Int64) throws(MTProtoError) -> [UInt8] {

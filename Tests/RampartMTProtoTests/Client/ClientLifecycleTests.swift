@@ -28,6 +28,8 @@ private struct Net {
     var log: [String] = []
     var reconnects = 0, drops = 0, duplicates = 0
     var clientErrors: [String] = []
+    /// Every chunk the client sent, in order.
+    var sent: [[UInt8]] = []
 
     var clientNow: Double { time + skew }
 
@@ -63,6 +65,7 @@ private struct Net {
                 duplicates += 1
                 chunk += chunk
             }
+            sent.append(chunk)
             let reply = server.receive(chunk, from: connection, now: time, using: &srng)
             log += reply.log
             var back = reply.send
@@ -97,6 +100,22 @@ private struct Net {
             default: break
             }
         }
+    }
+
+    /// What an application does after a restart (Docs/Snapshots.md): the connection is replaced by
+    /// its restored snapshot (`exact`: the same session; otherwise a new one, the default), then
+    /// started on a new connection. The snapshot must survive restore and snapshot unchanged.
+    mutating func restart(exact: Bool) throws {
+        let snapshot = client.snapshot()
+        var other = SplitMix64(seed: 0xDEAD)  // the restore's own transport is discarded by reconnect
+        client = try ClientConnection(restoring: snapshot, transport: client.transportKind, handshake: client.handshakeConfiguration,
+                                      newSession: !exact, using: &other)
+        if exact {
+            let again = try ClientConnection(restoring: snapshot, transport: client.transportKind, handshake: client.handshakeConfiguration,
+                                             newSession: false, using: &other).snapshot()
+            #expect(again == snapshot, "restore then snapshot changed the bytes")
+        }
+        try pump(try reconnect())
     }
 
     /// Queues a request and carries it.
@@ -225,9 +244,13 @@ struct ClientLifecycleTests {
         #expect(net.answers[id] == 1, "\(net.log)")
     }
 
-    @Test("Seeded simulation: clock jumps of ±1 h, salts every minute, drops, duplicates, lost sessions and keys; every RPC answered exactly once",
-          arguments: [UInt64(1), 2, 3])
-    func simulation(seed: UInt64) throws {
+    /// The seeded simulation: 400 steps of clock jumps, salt rotation, lost sessions and keys over a
+    /// network that drops and duplicates. `restarts`: the steps after which the client restarts — with
+    /// `restore` the connection is replaced by its restored snapshot first (`exact`: the same session),
+    /// without it only the socket is replaced (the run to compare with). The restart steps come from a
+    /// generator of their own, so the plan is the same in every run.
+    private static func simulate(seed: UInt64, restarts: Set<Int> = [], restore: (exact: Bool, enabled: Bool) = (true, false)) throws
+        -> (net: Net, sent: [RequestLayer.RequestID], jumps: Int, sessionLosses: Int, keyLosses: Int) {
         var (server, pub) = try serverAndKey(saltPeriod: 60)
         let perm = try permanentKey(&server, pub, seed: seed &* 100)
         var rng = SplitMix64(seed: seed &* 100 &+ 1)
@@ -259,12 +282,22 @@ struct ClientLifecycleTests {
             let body = plan.next() & 1 == 0 ? ping(Int64(step)) : nearestDc
             sent.append(try net.request(body))
             try net.tick()
+            if restarts.contains(step) {
+                if restore.enabled { try net.restart(exact: restore.exact) } else { try net.pump(try net.reconnect()) }
+            }
         }
         // Quiet time: everything still owed arrives.
         for _ in 0..<5 {
             net.time += 1
             try net.pump(try net.client.reconnect(now: net.clientNow, using: &net.crng))
         }
+        return (net, sent, jumps, sessionLosses, keyLosses)
+    }
+
+    @Test("Seeded simulation: clock jumps of ±1 h, salts every minute, drops, duplicates, lost sessions and keys; every RPC answered exactly once",
+          arguments: [UInt64(1), 2, 3])
+    func simulation(seed: UInt64) throws {
+        let (net, sent, jumps, sessionLosses, keyLosses) = try Self.simulate(seed: seed)
         let unanswered = sent.filter { net.answers[$0] == nil }
         let twice = net.answers.filter { $0.value > 1 }
         #expect(unanswered.isEmpty, "seed \(seed): \(unanswered.count) of \(sent.count) unanswered")
@@ -276,5 +309,87 @@ struct ClientLifecycleTests {
               + "bound \(net.client.keysBound), lost \(net.client.keysLost), rejected packets \(net.client.rejectedPackets), "
               + "connections ended by a client error \(net.clientErrors.count) \(Set(net.clientErrors))")
     }
-}
 
+    /// Random restart steps (about one in eight), from a generator of their own.
+    static func restartSteps(seed: UInt64) -> Set<Int> {
+        var g = SplitMix64(seed: seed &+ 0x5EED)
+        return Set((0..<400).filter { _ in g.next() % 8 == 0 })
+    }
+
+    @Test("Snapshot and exact restore at random steps of the simulation: the same bytes, events and answers as reconnecting alone (Docs/Snapshots.md §5)",
+          arguments: [UInt64(1), 2])
+    func restoreInsideSimulationChangesNothing(seed: UInt64) throws {
+        let steps = Self.restartSteps(seed: seed)
+        let plain = try Self.simulate(seed: seed, restarts: steps)
+        let restored = try Self.simulate(seed: seed, restarts: steps, restore: (exact: true, enabled: true))
+        #expect(steps.count > 20)
+        #expect(plain.net.sent.count == restored.net.sent.count)
+        #expect(plain.net.sent == restored.net.sent, "seed \(seed): the client's bytes differ")
+        #expect(plain.net.events.map { "\($0)" } == restored.net.events.map { "\($0)" }, "seed \(seed): the events differ")
+        #expect(plain.net.answers == restored.net.answers)
+        #expect(restored.sent.allSatisfy { restored.net.answers[$0] == 1 }, "every RPC answered exactly once")
+    }
+
+    @Test("Restores with a new session at random steps (what an application does): every RPC still answered", arguments: [UInt64(3)])
+    func restoreWithNewSessionsKeepsEveryRequest(seed: UInt64) throws {
+        let run = try Self.simulate(seed: seed, restarts: Self.restartSteps(seed: seed), restore: (exact: false, enabled: true))
+        let unanswered = run.sent.filter { run.net.answers[$0] == nil }
+        #expect(unanswered.isEmpty, "seed \(seed): \(unanswered.count) of \(run.sent.count) unanswered")
+        // At least once across restarts: a request answered just before a restart may go again.
+        #expect(run.net.answers.values.allSatisfy { $0 >= 1 })
+    }
+
+    /// A PFS connection after its handshake and binding, with three requests in flight (sent, not
+    /// answered) and one queued: the golden connection.
+    private static func connectionWithRequestsInFlight(_ count: Int = 3) throws -> Net {
+        var (server, pub) = try serverAndKey()
+        let perm = try permanentKey(&server, pub, seed: 31)
+        var rng = SplitMix64(seed: 32)
+        let client = try ClientConnection(transport: .plain(.intermediate), handshake: .init(publicKeys: [pub], dc: 2, mode: .temporary(expiresIn: 900)),
+                                          permanentKey: perm, using: &rng)
+        var net = Net(server: server, client: client, seed: 33)
+        try net.pump(try net.client.start(now: net.clientNow, using: &net.crng))
+        // Sent, but the server never sees them (the connection is about to die).
+        for i in 0..<count { _ = try net.client.request(ping(Int64(i)), now: net.clientNow, using: &net.crng) }
+        return net
+    }
+
+    @Test("MCON golden file: restores, snapshots to the same bytes, keeps its keys and its requests")
+    func connectionGoldenFile() throws {
+        let golden = try goldenSnapshot("MCON-v1") { try! Self.connectionWithRequestsInFlight().client.snapshot() }
+        var rng = SplitMix64(seed: 1)
+        let pub = try RSA.PrivateKey(pemRepresentation: handshakeTestKeyPEM).publicKey
+        let config = ClientHandshake.Configuration(publicKeys: [pub], dc: 2, mode: .temporary(expiresIn: 900))
+        let c = try ClientConnection(restoring: golden, transport: .plain(.intermediate), handshake: config, newSession: false, using: &rng)
+        #expect(c.snapshot() == golden)
+        #expect(c.permanentKey != nil && c.session != nil && c.keyExpiresAt != nil)
+        #expect(c.keysMade == 1 && c.keysBound == 1 && c.requests.pendingCount == 3 && c.requests.queuedCount == 3)
+        // A permanent key restored under a permanent-key handshake is refused, in plain words.
+        #expect(throws: RampartError.invalidSnapshot(.invalidField("permanent key (the handshake given makes permanent keys)"))) {
+            _ = try ClientConnection(restoring: golden, transport: .plain(.intermediate), handshake: .init(publicKeys: [pub], dc: 2), using: &rng)
+        }
+        // Every truncation and a later version are typed errors.
+        let bytes = golden.copyBytes()
+        for n in stride(from: 0, to: bytes.count, by: 7) {
+            #expect(throws: RampartError.self) {
+                _ = try ClientConnection(restoring: SnapshotBytes(copying: bytes.prefix(n)), transport: .plain(.intermediate), handshake: config, using: &rng)
+            }
+        }
+        var v2 = bytes
+        v2[8] = 2
+        #expect(throws: RampartError.self) {
+            _ = try ClientConnection(restoring: SnapshotBytes(copying: v2), transport: .plain(.intermediate), handshake: config, using: &rng)
+        }
+    }
+
+    @Test("Requests in flight survive a restart: restored with a new session, reconnected, each answered once", arguments: [3, 1000])
+    func requestsInFlightSurviveARestart(count: Int) throws {
+        var net = try Self.connectionWithRequestsInFlight(count)
+        let before = net.client.session?.sessionId
+        #expect(net.client.requests.pendingCount == count && net.answers.isEmpty)
+        try net.restart(exact: false)
+        #expect(net.client.session?.sessionId != before, "a new session after the restore")
+        #expect(net.client.requests.pendingCount == 0, "\(net.log.suffix(5))")
+        #expect(net.answers.count == count && net.answers.values.allSatisfy { $0 == 1 })
+    }
+}

@@ -9,20 +9,6 @@ import Foundation
 import RampartTestSupport
 import Testing
 
-/// The golden snapshot at `Vectors/snapshots/<name>.hex` (RAMPART_WRITE_GOLDEN=1 writes a missing one).
-private func golden(_ name: String, _ make: () -> SnapshotBytes) throws -> SnapshotBytes {
-    let path = projectRoot + "/Vectors/snapshots/\(name).hex"
-    if let data = FileManager.default.contents(atPath: path) {
-        return SnapshotBytes(copying: hexBytes(String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace }))
-    }
-    guard ProcessInfo.processInfo.environment["RAMPART_WRITE_GOLDEN"] == "1" else { throw GoldenMissingFile(path: path) }
-    let hex = make().copyBytes().map { String(format: "%02x", $0) }.joined()
-    FileManager.default.createFile(atPath: path, contents: Data((hex + "\n").utf8))
-    return SnapshotBytes(copying: hexBytes(hex))
-}
-
-private struct GoldenMissingFile: Error { let path: String }
-
 @Suite struct SecretChatSnapshotTests {
     /// Replaces both sessions by their restored snapshots (the same clock), checking that restore then
     /// snapshot gives the same bytes.
@@ -100,7 +86,7 @@ private struct GoldenMissingFile: Error { let path: String }
 
     @Test func goldenFile() throws {
         let chat = try Self.goldenChat()
-        let g = try golden("MSCS-v1") { chat.snapshot() }
+        let g = try goldenSnapshot("MSCS-v1") { chat.snapshot() }
         let r = try SecretChat.Session(restoring: g, clock: { 1_700_000_000 })
         #expect(r.status.state == "sequenceBasedLayer" && r.side == .acceptor)
         #expect(r.sequence.queuedCount == 1 && r.keychain.entries.count == 1 && r.keyHash.count == 36)

@@ -8,19 +8,6 @@ import Foundation
 import RampartTestSupport
 import Testing
 
-/// The golden snapshot at `Vectors/snapshots/<name>.hex` (RAMPART_WRITE_GOLDEN=1 writes a missing one).
-private func golden(_ name: String, _ make: () -> SnapshotBytes) throws -> SnapshotBytes {
-    let path = projectRoot + "/Vectors/snapshots/\(name).hex"
-    if let data = FileManager.default.contents(atPath: path) {
-        return SnapshotBytes(copying: hexBytes(String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace }))
-    }
-    guard ProcessInfo.processInfo.environment["RAMPART_WRITE_GOLDEN"] == "1" else { throw GoldenFileMissing(path: path) }
-    let hex = make().copyBytes().map { String(format: "%02x", $0) }.joined()
-    FileManager.default.createFile(atPath: path, contents: Data((hex + "\n").utf8))
-    return SnapshotBytes(copying: hexBytes(hex))
-}
-
-private struct GoldenFileMissing: Error { let path: String }
 
 @Suite("MTProto session snapshots")
 struct SessionSnapshotTests {
@@ -75,7 +62,7 @@ struct SessionSnapshotTests {
     }
 
     @Test func goldenFile() throws {
-        let g = try golden("MSES-v1") { Self.goldenSession().snapshot() }
+        let g = try goldenSnapshot("MSES-v1") { Self.goldenSession().snapshot() }
         let s = try Session(restoring: g)
         #expect(s.role == .client && s.sessionId == 0x0102_0304_0506_0708)
         #expect(s.salts.current == -5 && s.salts.future.count == 2)
