@@ -40,6 +40,8 @@ public struct SecretChatRelay {
         public var user: UserID
         /// The serialized `Updates`.
         public var updates: [UInt8]
+        /// The `qts` of the encrypted message it carries (nil for a chat's state change).
+        public var qts: Int32? = nil
     }
 
     /// What one request produced.
@@ -50,6 +52,9 @@ public struct SecretChatRelay {
         public var pushes: [Push] = []
         /// Log lines.
         public var log: [String] = []
+        /// The caller said it has received its encrypted messages up to this `qts`
+        /// (`messages.receivedQueue`): what the server keeps for redelivery up to there may go.
+        public var acknowledgedQts: Int32?
     }
 
     struct Chat {
@@ -59,6 +64,9 @@ public struct SecretChatRelay {
         let admin: UserID
         let participant: UserID
         let gA: [UInt8]
+        /// The `random_id` of the `requestEncryption` that opened it (a repeated request gets the
+        /// same chat).
+        let requestRandomID: Int32
         var gB: [UInt8]?
         var keyFingerprint: Int64?
 
@@ -98,6 +106,30 @@ public struct SecretChatRelay {
     private var uploads: [UserID: [Int64: Upload]] = [:]
     private var uploadBytes = 0
     private var tick: UInt64 = 0
+    /// The `random_id`s of the last messages each user sent (a message sent again with the same
+    /// `random_id`, as a client does after a restart, is acknowledged and not delivered twice).
+    private var recentRandomIDs: [UserID: RecentIDs] = [:]
+
+    /// A bounded set of the most recent ids.
+    struct RecentIDs {
+        static let capacity = 1024
+        var set: Set<Int64> = []
+        var ring: [Int64] = []
+        var next = 0
+
+        /// Adds `id`; false when it was there.
+        mutating func insert(_ id: Int64) -> Bool {
+            guard set.insert(id).inserted else { return false }
+            if ring.count < Self.capacity {
+                ring.append(id)
+            } else {
+                set.remove(ring[next])
+                ring[next] = id
+                next = (next + 1) % Self.capacity
+            }
+            return true
+        }
+    }
 
     /// The DH configuration served: Telegram's 2048-bit prime, g = 3.
     public static let dhConfig = SecretChat.DHConfig.telegram(version: 1)
@@ -113,7 +145,7 @@ public struct SecretChatRelay {
         typealias C = SecretChat.API.Constructor
         switch constructor {
         case C.getDhConfig, C.requestEncryption, C.acceptEncryption, C.discardEncryption, C.sendEncrypted,
-             C.sendEncryptedFile, C.sendEncryptedService, C.getUsers, C.saveFilePart, C.getFile:
+             C.sendEncryptedFile, C.sendEncryptedService, C.getUsers, C.saveFilePart, C.getFile, C.receivedQueue:
             return true
         default:
             return false
@@ -133,6 +165,9 @@ public struct SecretChatRelay {
         x = (x ^ (x >> 27)) &* 0x94d0_49bb_1331_11eb
         return Int64(bitPattern: x ^ (x >> 31))
     }
+
+    /// The `qts` of the last encrypted message relayed to `user` (0 before the first).
+    public func qts(of user: UserID) -> Int32 { qts[user] ?? 0 }
 
     /// Chats open now.
     public var chatCount: Int { chats.count }
@@ -173,18 +208,23 @@ public struct SecretChatRelay {
                 ? .notModified(random: random) : .config(g: c.g, p: c.prime, version: c.version, random: random)
             return Outcome(result: answer.serialized)
 
-        case .requestEncryption(let input, _, let gA):
+        case .requestEncryption(let input, let randomID, let gA):
             guard case .user(let peer, let hash) = input, isKnown(peer), hash == accessHash(of: peer), peer != user else {
                 return refuse(400, "USER_ID_INVALID")
             }
             guard !gA.isEmpty, gA.count <= 256 else { return refuse(400, "DH_G_A_INVALID") }
+            if let same = chats.values.first(where: { $0.admin == user && $0.participant == peer && $0.requestRandomID == randomID && $0.gA == gA }) {
+                // The same request again (a client restarted before it saw the answer): the same chat.
+                return Outcome(result: SecretChat.API.EncryptedChat.waiting(.init(id: same.id, accessHash: same.accessHash, date: same.date,
+                                                                                   adminID: user, participantID: peer)).serialized)
+            }
             guard chats.count < limits.maxChats else {
                 return refuse(400, "ENCRYPTION_LIMIT", "user \(user): secret chat refused (\(limits.maxChats) chats open)")
             }
             var id: Int32
             repeat { id = Int32(truncatingIfNeeded: rng.next() >> 33) } while id == 0 || chats[id] != nil
             let chat = Chat(id: id, accessHash: Int64(bitPattern: rng.next()), date: date, admin: user,
-                            participant: peer, gA: gA)
+                            participant: peer, gA: gA, requestRandomID: randomID)
             chats[id] = chat
             let waiting = SecretChat.API.EncryptedChat.waiting(.init(id: id, accessHash: chat.accessHash, date: date,
                                                                      adminID: user, participantID: peer))
@@ -199,7 +239,14 @@ public struct SecretChatRelay {
             guard var chat = chats[input.chatID], chat.accessHash == input.accessHash, chat.participant == user else {
                 return refuse(400, "CHAT_ID_INVALID")
             }
-            guard chat.gB == nil else { return refuse(400, "ENCRYPTION_ALREADY_ACCEPTED") }
+            if let accepted = chat.gB {
+                // The same acceptance again (a client restarted before it saw the answer) gets the
+                // same answer; another one is refused.
+                guard accepted == gB, chat.keyFingerprint == fingerprint else { return refuse(400, "ENCRYPTION_ALREADY_ACCEPTED") }
+                return Outcome(result: SecretChat.API.EncryptedChat.chat(.init(id: chat.id, accessHash: chat.accessHash, date: chat.date,
+                                                                               adminID: chat.admin, participantID: chat.participant,
+                                                                               gAOrB: chat.gA, keyFingerprint: fingerprint)).serialized)
+            }
             guard !gB.isEmpty, gB.count <= 256 else { return refuse(400, "DH_G_B_INVALID") }
             chat.gB = gB
             chat.keyFingerprint = fingerprint
@@ -286,6 +333,13 @@ public struct SecretChatRelay {
             let start = Int(min(offset, Int64(f.bytes.count)))
             let end = min(start + Int(limit), f.bytes.count)
             return Outcome(result: SecretChat.API.UploadFile(modified: f.date, bytes: Array(f.bytes[start..<end])).serialized)
+
+        case .receivedQueue(let maxQts):
+            var w = TLWriter()
+            w.vectorHeader(count: 0)
+            var o = Outcome(result: w.bytes)
+            o.acknowledgedQts = min(maxQts, qts(of: user))
+            return o
         }
     }
 
@@ -316,6 +370,15 @@ public struct SecretChatRelay {
         guard chat.gB != nil else { return refuse(400, "ENCRYPTION_ID_INVALID") }
         let sent: SecretChat.API.SentEncryptedMessage = file.map { .file(date: date, file: $0) } ?? .message(date: date)
         var o = Outcome(result: sent.serialized)
+        if recentRandomIDs[user] == nil, recentRandomIDs.count >= 2 * limits.maxChats {
+            var members = Set<UserID>()
+            for c in chats.values { members.insert(c.admin); members.insert(c.participant) }
+            recentRandomIDs = recentRandomIDs.filter { members.contains($0.key) }
+        }
+        guard recentRandomIDs[user, default: RecentIDs()].insert(randomID) else {
+            o.log.append("secret chat \(chat.id): message \(randomID) from user \(user) seen before (random_id): acknowledged, not delivered again")
+            return o
+        }
         if drop {
             o.log.append("secret chat \(chat.id): message #\(sendCount) from user \(user) dropped (test hook --drop-secret-message)")
             return o
@@ -332,7 +395,9 @@ public struct SecretChatRelay {
         let message: SecretChat.API.EncryptedMessage = service
             ? .service(randomID: randomID, chatID: chat.id, date: date, bytes: data)
             : .message(randomID: randomID, chatID: chat.id, date: date, bytes: data, file: file ?? .empty)
-        o.pushes.append(push(.newEncryptedMessage(message: message, qts: q), to: to, date: date))
+        var p = push(.newEncryptedMessage(message: message, qts: q), to: to, date: date)
+        p.qts = q
+        o.pushes.append(p)
         relayedCount += 1
         return o
     }

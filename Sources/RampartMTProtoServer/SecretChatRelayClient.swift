@@ -58,6 +58,8 @@ public final class SecretChatRelayClient {
         public var gaps = 0
         /// The file's SHA-256 when one was sent or received and checked.
         public var fileSHA256: [UInt8]?
+        /// Times the run was started again from its saved state (``runResumable(role:peer:plan:saved:save:)``).
+        public var restarts = 0
     }
 
     let link: MTProtoLink
@@ -68,9 +70,12 @@ public final class SecretChatRelayClient {
     var updates: [SecretChat.API.Update] = []
     var log: (String) -> Void
     /// The test user, after ``connect()``.
-    public private(set) var user: Int64 = 0
+    public internal(set) var user: Int64 = 0
     /// The test user's access hash (what a peer needs to request a chat), after ``connect()``.
-    public private(set) var accessHash: Int64 = 0
+    public internal(set) var accessHash: Int64 = 0
+    /// The transport and handshake the connection was made with (a restored one needs them again).
+    let transportKind: ClientTransport.Kind
+    let handshake: ClientHandshake.Configuration
 
     /// A client speaking `transport` to the server with the RSA keys `publicKeys`.
     /// - Parameters:
@@ -81,9 +86,11 @@ public final class SecretChatRelayClient {
         self.link = link
         self.clock = clock
         self.log = log
+        transportKind = transport
+        handshake = .init(publicKeys: publicKeys, dc: dc)
         var r = SecureRandom()
         do {
-            connection = try ClientConnection(transport: transport, handshake: .init(publicKeys: publicKeys, dc: dc), using: &r)
+            connection = try ClientConnection(transport: transport, handshake: handshake, using: &r)
         } catch {
             throw Failure("client: \(error)")
         }
@@ -132,7 +139,7 @@ public final class SecretChatRelayClient {
     }
 
     /// Reads once (up to the deadline) and sorts what arrived: results by request, updates queued.
-    private func pump(until deadline: Double, what: String) throws(Failure) -> [ClientConnection.Event] {
+    func pump(until deadline: Double, what: String) throws(Failure) -> [ClientConnection.Event] {
         let left = Int((deadline - clock()) * 1000)
         guard left > 0 else { throw Failure("timed out waiting for \(what)") }
         let bytes = try link.read(timeoutMs: min(left, 1000))
@@ -272,7 +279,7 @@ public final class SecretChatRelayClient {
         return finish(&chat)
     }
 
-    private func dhConfig() throws(Failure) -> (SecretChat.DHConfig, [UInt8]) {
+    func dhConfig() throws(Failure) -> (SecretChat.DHConfig, [UInt8]) {
         do {
             guard case .config(let g, let p, let version, let random) = try SecretChat.API.DhConfig.decode(
                 try call(.getDhConfig(version: 0, randomLength: 256))) else { throw Failure("getDhConfig: not a config") }

@@ -212,7 +212,27 @@ public struct TestServer {
     public private(set) var relay: SecretChatRelay
     private var homes: [SecretChatRelay.UserID: Home] = [:]
     private var pending: [SecretChatRelay.UserID: [[UInt8]]] = [:]
+    /// Bytes held in ``pending`` and ``retained`` together (bounded by
+    /// ``Configuration/maxPendingUpdateBytes``).
     private var pendingBytes = 0
+    /// For users that acknowledge their encrypted messages (`messages.receivedQueue`, once is
+    /// enough to opt in): every update not yet acknowledged, delivered again whenever the user comes
+    /// back on another connection or session (a client that restarted). Bounded as ``pending`` is,
+    /// and to 1/16 of the byte budget per user.
+    private var retained: [SecretChatRelay.UserID: [Retained]] = [:]
+    private var retainedBytes: [SecretChatRelay.UserID: Int] = [:]
+
+    /// An update kept until acknowledged.
+    struct Retained {
+        /// The encrypted message's qts; nil for a chat's state change.
+        var qts: Int32?
+        /// For a state change: the user's qts when it was sent (it goes once a later one is acknowledged).
+        var after: Int32
+        var updates: [UInt8]
+
+        /// Whether an acknowledgement up to `maxQts` covers it.
+        func acknowledged(by maxQts: Int32) -> Bool { qts.map { $0 <= maxQts } ?? (after < maxQts) }
+    }
     /// fake-TLS `client_random`s seen (a replay cache of the last 65 536).
     private var seenHellos: Set<[UInt8]> = []
     private var seenHelloRing: [[UInt8]] = []
@@ -229,6 +249,8 @@ public struct TestServer {
 
     /// Updates held for users without a live connection.
     public var pendingUpdateCount: Int { pending.values.reduce(0) { $0 + $1.count } }
+    /// Updates kept until acknowledged (`messages.receivedQueue`), all users together.
+    public var retainedUpdateCount: Int { retained.values.reduce(0) { $0 + $1.count } }
 
     /// The number of auth keys held now (permanent and temporary), at most
     /// ``KeyEviction/maxKeys``.
@@ -546,6 +568,7 @@ public struct TestServer {
             user = u
             let outcome = relay.handle(m.body, from: u, now: now, using: &rng)
             bodies.append(OutgoingBody(.rpcResult(reqMsgId: m.msgId, result: outcome.result), isResponse: true))
+            if let acked = outcome.acknowledgedQts { acknowledge(u, upTo: acked) }
             for line in outcome.log { reply.log.append("connection \(id): \(line)") }
             pushes += outcome.pushes
         }
@@ -563,13 +586,24 @@ public struct TestServer {
         guard sent else { return false }
         if let user {
             // This connection is now where the user's updates go; what was held for it follows.
-            homes[user] = Home(connection: id, key: keyId, session: keys[keyId]?.session.sessionId)
-            if let held = pending.removeValue(forKey: user) {
+            let previous = homes[user]
+            let home = Home(connection: id, key: keyId, session: keys[keyId]?.session.sessionId)
+            homes[user] = home
+            if let kept = retained[user] {
+                // A user that acknowledges: on a new connection or session (a restart), everything
+                // not yet acknowledged again, in order (the client skips what it has by qts).
+                if previous?.connection != home.connection || previous?.session != home.session {
+                    for r in kept { deliver(r.updates, to: user, now: now, current: id, reply: &reply, using: &rng) }
+                }
+            } else if let held = pending.removeValue(forKey: user) {
                 pendingBytes -= held.reduce(0) { $0 + $1.count }
                 for updates in held { deliver(updates, to: user, now: now, current: id, reply: &reply, using: &rng) }
             }
         }
-        for p in pushes { deliver(p.updates, to: p.user, now: now, current: id, reply: &reply, using: &rng) }
+        for p in pushes {
+            if retained[p.user] != nil { retain(p, reply: &reply) }
+            deliver(p.updates, to: p.user, now: now, current: id, reply: &reply, using: &rng)
+        }
         return true
     }
 
@@ -673,6 +707,44 @@ public struct TestServer {
         return u
     }
 
+    /// Keeps `push` for its user until acknowledged (the oldest go over the limits, logged).
+    private mutating func retain(_ push: SecretChatRelay.Push, reply: inout TestServerReply) {
+        let user = push.user
+        var kept = retained[user] ?? []
+        kept.append(Retained(qts: push.qts, after: relay.qts(of: user), updates: push.updates))
+        pendingBytes += push.updates.count
+        retainedBytes[user, default: 0] += push.updates.count
+        while !kept.isEmpty, kept.count > configuration.maxPendingUpdatesPerUser || pendingBytes > configuration.maxPendingUpdateBytes
+                || retainedBytes[user, default: 0] > configuration.maxPendingUpdateBytes / 16 {
+            let gone = kept.removeFirst().updates.count
+            pendingBytes -= gone
+            retainedBytes[user, default: 0] -= gone
+            reply.log.append("update for user \(user) no longer kept for redelivery (pending-update limit)")
+        }
+        retained[user] = kept
+    }
+
+    /// `messages.receivedQueue` from `user`: what it acknowledged goes; the first one opts it in.
+    private mutating func acknowledge(_ user: SecretChatRelay.UserID, upTo maxQts: Int32) {
+        var kept = retained[user] ?? []
+        let before = kept.reduce(0) { $0 + $1.updates.count }
+        kept.removeAll { $0.acknowledged(by: maxQts) }
+        let gone = before - kept.reduce(0) { $0 + $1.updates.count }
+        pendingBytes -= gone
+        retainedBytes[user, default: 0] -= gone
+        retained[user] = kept
+        if let held = pending.removeValue(forKey: user) {
+            // Held before the user opted in: kept from now on instead.
+            pendingBytes -= held.reduce(0) { $0 + $1.count }
+            for updates in held { retainHeld(updates, for: user) }
+        }
+    }
+
+    private mutating func retainHeld(_ updates: [UInt8], for user: SecretChatRelay.UserID) {
+        var ignored = TestServerReply()
+        retain(SecretChatRelay.Push(user: user, updates: updates, qts: nil), reply: &ignored)
+    }
+
     /// Sends `updates` (a serialized `Updates`) to `user` as a server-initiated message on its home
     /// connection, or holds it (bounded) until the user is next seen.
     private mutating func deliver<R: RandomNumberGenerator>(_ updates: [UInt8], to user: SecretChatRelay.UserID, now: Double,
@@ -704,6 +776,8 @@ public struct TestServer {
                 reply.log.append("update for user \(user) not sent (\(error)); held")
             }
         }
+        // A user that acknowledges has it kept already (``retained``): sent when it comes back.
+        guard retained[user] == nil else { return }
         var held = pending[user] ?? []
         held.append(updates)
         pendingBytes += updates.count

@@ -73,13 +73,35 @@ func writeWholeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
 /// Writes all of `bytes` to the blocking descriptor `fd` (a file), retrying after signals; false
 /// when a write fails.
 func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { writeFully(fd, $0) }
+}
+
+/// ``writeFully(_:_:)`` from memory (a secret's storage, written in place).
+func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
     var written = 0
     while written < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+        let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
         if n < 0 && errno == EINTR { continue }
         guard n > 0 else { return false }
         written += n
     }
+    return true
+}
+
+/// Replaces `path` so that a crash at any point leaves the old file or the new one, whole: the bytes
+/// go to `path.tmp` (mode 0600), which is synced, renamed over `path`, and the directory synced.
+/// False on any failure (the old file is then still in place).
+func writeFileAtomically(_ path: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    let temporary = path + ".tmp"
+    let t = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard t >= 0 else { return false }
+    guard writeFully(t, bytes), fsync(t) == 0 else { close(t); unlink(temporary); return false }
+    close(t)
+    guard rename(temporary, path) == 0 else { unlink(temporary); return false }
+    let slash = path.lastIndex(of: "/")
+    let dir = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    let d = open(dir, O_RDONLY)
+    if d >= 0 { _ = fsync(d); close(d) }
     return true
 }
 

@@ -13,6 +13,7 @@ import RampartMTProtoServer
 let secretChatRelayUsage = """
        rampart mtproto secret-chat chat --port P --rsa-key PUB.pem [--peer USER --peer-access-hash H]
                                         [--messages N] [--burst N] [--file-bytes N] [--transport NAME] [--svg FILE]
+                                        [--state FILE]
 
   chat       one side of a secret chat through the relay of `rampart mtproto serve` on 127.0.0.1:P
              (Docs/MTProto.md §7.9). Logs in as a numbered test user and prints
@@ -25,6 +26,15 @@ let secretChatRelayUsage = """
              discards the chat. Prints the final key_fingerprint, the key hash (the key image) and
              the counts; --svg writes the key image. Exit status 0 when everything arrived and
              checked, 1 otherwise.
+
+  --state FILE  survive being killed (SIGKILL included) at any point: the connection, the chat
+             and the progress are saved to FILE (written atomically: a temporary file, fsync,
+             rename; mode 0600; not encrypted: keep it private) before each step that reaches the
+             server, and a run started again with the same options and FILE goes on where the
+             saved state left off (the relay delivers again what was not acknowledged; a message
+             is sent again under the same random_id, which the relay delivers once). Texts only:
+             needs --file-bytes 0. Prints `restarts: N` at the end. A run whose FILE holds a
+             finished chat prints its summary again.
 """
 
 /// A socket as the relay client's link.
@@ -52,7 +62,7 @@ private final class SocketLink: MTProtoLink {
 func secretChatRelayCommand(_ args: [String]) {
     let cmd = "mtproto secret-chat chat"
     let o = Options(args, allowed: ["port", "rsa-key", "peer", "peer-access-hash", "messages", "burst", "file-bytes",
-                                    "transport", "svg"], positional: 0...0, command: cmd)
+                                    "transport", "svg", "state"], positional: 0...0, command: cmd)
     if o.help { print("usage:" + secretChatRelayUsage.dropFirst(6)); exit(0) }
     guard let port = o.int("port", cmd), (1...65_535).contains(port) else { usageError("\(cmd): --port must be 1...65535") }
     let keyPath = o.require("rsa-key", cmd)
@@ -71,6 +81,10 @@ func secretChatRelayCommand(_ args: [String]) {
     guard let peerHash = o.values["peer-access-hash"].map({ Int64($0) }) ?? Optional(0) else {
         usageError("\(cmd): --peer-access-hash must be a signed 64-bit integer")
     }
+    let statePath = o.values["state"]
+    if statePath != nil, plan.fileBytes != 0 {
+        usageError("\(cmd): --state carries texts only: add --file-bytes 0")
+    }
     // Every option is checked before the key file is read.
     let keys = readServerPublicKeys(keyPath, cmd)
     func fail(_ s: String) -> Never {
@@ -84,6 +98,9 @@ func secretChatRelayCommand(_ args: [String]) {
     do {
         let client = try SecretChatRelayClient(link: SocketLink(fd: fd), publicKeys: keys, transport: transport,
                                                clock: { unixNow() }, log: { print($0); fflush(nil) })
+        if let statePath {
+            summary = try resumableRun(client, statePath: statePath, peer: peer.map { (Int64($0), peerHash) }, plan: plan, cmd)
+        } else {
         try client.connect()
         print("user \(client.user) access-hash \(client.accessHash)")
         fflush(nil)
@@ -91,6 +108,7 @@ func secretChatRelayCommand(_ args: [String]) {
             summary = try client.runCreator(peer: Int64(peer), peerAccessHash: peerHash, plan: plan)
         } else {
             summary = try client.runAcceptor(plan: plan)
+        }
         }
     } catch {
         fail(error.description)
@@ -100,10 +118,29 @@ func secretChatRelayCommand(_ args: [String]) {
     print("rekeys: \(summary.rekeys)")
     print("texts sent: \(summary.sent), received: \(summary.received)")
     print("gaps seen: \(summary.gaps), messages resent: \(summary.resent)")
+    if statePath != nil { print("restarts: \(summary.restarts)") }
     if let f = summary.fileSHA256 { print("file sha256: \(Hex.encode(f))") }
     if let path = o.values["svg"] {
         guard let image = try? SecretChat.KeyImage(keyHash: summary.keyHash) else { fail("no key image") }
         guard writeWholeFile(path, Array(image.svg(cellSize: 16).utf8)) else { fail("cannot write \(path)") }
     }
     print("secret chat ok")
+}
+
+/// `--state FILE`: the run from the saved state (when FILE holds one), saving it atomically at
+/// every step.
+private func resumableRun(_ client: SecretChatRelayClient, statePath: String, peer: (Int64, Int64)?,
+                          plan: SecretChatRelayClient.Plan, _ cmd: String) throws(SecretChatRelayClient.Failure) -> SecretChatRelayClient.Summary {
+    var saved: SnapshotBytes?
+    if access(statePath, F_OK) == 0 {
+        var bytes = readFile(statePath, limit: 64 << 20, cmd)
+        saved = SnapshotBytes(copying: bytes)
+        bytes.secureWipe()
+    }
+    return try client.runResumable(role: peer == nil ? .acceptor : .creator, peer: peer.map { (id: $0.0, accessHash: $0.1) },
+                                   plan: plan, saved: saved) { (state) throws(SecretChatRelayClient.Failure) in
+        guard state.withUnsafeBytes({ writeFileAtomically(statePath, $0) }) else {
+            throw .init("cannot write the state to \(statePath): \(String(cString: strerror(errno)))")
+        }
+    }
 }

@@ -178,7 +178,6 @@ private func chatRate(_ text: String, _ option: String, _ c: String) -> ChatRate
 private struct JournalFile {
     let dir: String
     var path: String { dir + "/journal" }
-    var temporaryPath: String { dir + "/journal.tmp" }
     var fd: Int32 = -1
     var size = 0
 
@@ -191,13 +190,7 @@ private struct JournalFile {
     /// syncs the directory, and reopens the journal for appending. False on any failure (the old
     /// journal is then still in place).
     mutating func replace(with bytes: [UInt8]) -> Bool {
-        let t = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard t >= 0 else { return false }
-        guard writeFully(t, bytes), fsync(t) == 0 else { close(t); unlink(temporaryPath); return false }
-        close(t)
-        guard rename(temporaryPath, path) == 0 else { unlink(temporaryPath); return false }
-        let d = open(dir, O_RDONLY)
-        if d >= 0 { _ = fsync(d); close(d) }
+        guard bytes.withUnsafeBytes({ writeFileAtomically(path, $0) }) else { return false }
         if fd >= 0 { close(fd) }
         fd = open(path, O_WRONLY | O_APPEND)
         guard fd >= 0 else { return false }

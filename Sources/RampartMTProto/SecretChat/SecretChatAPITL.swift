@@ -91,6 +91,8 @@ extension SecretChat {
             public static let saveFilePart: UInt32 = 0xb304_a621
             /// `upload.getFile#be5335be`
             public static let getFile: UInt32 = 0xbe53_35be
+            /// `messages.receivedQueue#55a5bb66`
+            public static let receivedQueue: UInt32 = 0x55a5_bb66
             /// `inputEncryptedFileLocation#f5235d55`
             public static let inputEncryptedFileLocation: UInt32 = 0xf523_5d55
             /// `upload.file#096a18d5`
@@ -538,6 +540,10 @@ extension SecretChat {
             /// `inputEncryptedFileLocation#f5235d55 id:long access_hash:long` (other locations are
             /// ``SecretChatError/unknownConstructor(_:)``); answer: ``UploadFile``.
             case getFile(precise: Bool, fileID: Int64, accessHash: Int64, offset: Int64, limit: Int32)
+            /// `messages.receivedQueue#55a5bb66 max_qts:int`: the encrypted messages up to `max_qts`
+            /// are received (the server may forget them); answer: `Vector<long>` (the random_ids of
+            /// messages it forgot, which this test relay leaves empty).
+            case receivedQueue(maxQts: Int32)
 
             public func encode(into w: inout TLWriter) {
                 switch self {
@@ -566,6 +572,8 @@ extension SecretChat {
                     w.constructor(Constructor.getFile); w.uint32(precise ? 1 : 0)
                     w.constructor(Constructor.inputEncryptedFileLocation); w.int64(id); w.int64(hash)
                     w.int64(offset); w.int32(limit)
+                case .receivedQueue(let maxQts):
+                    w.constructor(Constructor.receivedQueue); w.int32(maxQts)
                 }
             }
 
@@ -612,6 +620,8 @@ extension SecretChat {
                     let id = try r.scInt64(), hash = try r.scInt64(), offset = try r.scInt64()
                     return .getFile(precise: flags & 1 != 0, fileID: id, accessHash: hash, offset: offset,
                                     limit: try r.scInt32())
+                case Constructor.receivedQueue:
+                    return .receivedQueue(maxQts: try r.scInt32())
                 case let id:
                     throw .unknownConstructor(id)
                 }

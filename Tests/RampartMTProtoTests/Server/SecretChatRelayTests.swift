@@ -131,6 +131,78 @@ private func runPair(_ hub: MemoryHub, key: RSA.PublicKey, plan: SecretChatRelay
         #expect(hub.serverLog.contains { $0.contains("message #55") && $0.contains("dropped") })
     }
 
+    /// Both sides of a resumable run (`--state`) "killed" at random points — the save that would
+    /// have written the state fails, the client and its connection are dropped — and started again
+    /// from the last state saved, on a new connection: every text still arrives once and in order
+    /// (each side checks), with the re-keys, and both sides end with the same key.
+    @Test(arguments: [UInt64(1), 2])
+    func resumableRunsSurviveKillsAtAnySave(seed: UInt64) throws {
+        let (server, key) = try relayServer()
+        let hub = MemoryHub(server)
+        var plan = SecretChatRelayClient.Plan()
+        plan.messages = 240
+        plan.fileBytes = 0
+        /// One side, run until it finishes, killed at random saves (at most `maxKills` times).
+        final class Side: @unchecked Sendable {
+            let hub: MemoryHub, key: RSA.PublicKey, plan: SecretChatRelayClient.Plan, role: SecretChatRelayClient.Role
+            var rng: SplitMix64
+            var state: SnapshotBytes?
+            var kills = 0, connection: Int
+            var peer: (id: Int64, accessHash: Int64)?
+            let loggedIn = DispatchSemaphore(value: 0)
+            var me: (Int64, Int64)?
+            init(_ hub: MemoryHub, _ key: RSA.PublicKey, _ plan: SecretChatRelayClient.Plan, _ role: SecretChatRelayClient.Role, seed: UInt64, base: Int) {
+                (self.hub, self.key, self.plan, self.role, rng, connection) = (hub, key, plan, role, SplitMix64(seed: seed), base)
+            }
+            func run(maxKills: Int) -> Result<SecretChatRelayClient.Summary, SecretChatRelayClient.Failure> {
+                while true {
+                    connection += 1
+                    let killAt = kills < maxKills ? Int(rng.next() % 40) + 1 : Int.max
+                    var saves = 0
+                    let c: SecretChatRelayClient
+                    do {
+                        c = try SecretChatRelayClient(link: MemoryLink(hub, id: connection), publicKeys: [key],
+                                                      clock: { Date().timeIntervalSince1970 }, log: { line in
+                            guard self.me == nil, line.hasPrefix("user ") else { return }
+                            let f = line.split(separator: " ")
+                            self.me = (Int64(f[1])!, Int64(f[3])!)
+                            self.loggedIn.signal()
+                        })
+                    } catch { return .failure(error) }
+                    let result = Result { () throws(SecretChatRelayClient.Failure) in
+                        try c.runResumable(role: role, peer: peer, plan: plan, saved: state) { (bytes) throws(SecretChatRelayClient.Failure) in
+                            saves += 1
+                            // A run that has never saved cannot be started again: it is killed later.
+                            if saves == killAt, self.state != nil { throw .init("killed") }
+                            self.state = bytes
+                        }
+                    }
+                    hub.lock.lock(); hub.server.close(connection); hub.lock.unlock()
+                    if case .failure(let e) = result, e.description == "killed" {
+                        kills += 1
+                        continue
+                    }
+                    return result
+                }
+            }
+        }
+        let acceptor = Side(hub, key, plan, .acceptor, seed: seed, base: 100)
+        let creator = Side(hub, key, plan, .creator, seed: seed &+ 1, base: 200)
+        nonisolated(unsafe) var acceptorResult: Result<SecretChatRelayClient.Summary, SecretChatRelayClient.Failure>?
+        let done = DispatchSemaphore(value: 0)
+        Thread { acceptorResult = acceptor.run(maxKills: 12); done.signal() }.start()
+        #expect(acceptor.loggedIn.wait(timeout: .now() + 60) == .success)
+        creator.peer = try #require(acceptor.me).self
+        let c = try creator.run(maxKills: 12).get()
+        done.wait()
+        let a = try #require(acceptorResult).get()
+        #expect(creator.kills == 12 && acceptor.kills == 12)
+        #expect(c.sent == 120 && c.received == 120 && a.sent == 120 && a.received == 120)
+        #expect(c.fingerprint == a.fingerprint && c.keyHash == a.keyHash && c.rekeys == 2 && a.rekeys == 2)
+        #expect(c.restarts >= 1 && a.restarts >= 1)
+        #expect(hub.server.relay.chatCount == 0)
+    }
+
     /// An update for a user whose connection is gone is held (bounded), not lost or written to a
     /// closed connection.
     @Test func updatesForAnAbsentUserAreHeldWithinBounds() throws {
@@ -227,6 +299,15 @@ extension SecretChatRelay {
             Issue.record("no encryptedChatRequested"); return
         }
         #expect(r.gA == gA && r.id == w.id)
+        // The same request again (same random_id and g_a: a restarted client) gets the same chat, no
+        // second one and no second update; another random_id opens another chat.
+        let repeated = relay.call(.requestEncryption(userID: .user(userID: 2, accessHash: relay.accessHash(of: 2)), randomID: 1, gA: gA),
+                                  from: 1, rng: &rng)
+        #expect(repeated.result == req.result && repeated.pushes.isEmpty && relay.chatCount == 1)
+        var other = relay
+        _ = other.call(.requestEncryption(userID: .user(userID: 2, accessHash: relay.accessHash(of: 2)), randomID: 2, gA: gA),
+                       from: 1, rng: &rng)
+        #expect(other.chatCount == 2)
         let peer = API.InputEncryptedChat(chatID: w.id, accessHash: w.accessHash)
         // Sending before the chat is accepted; accepting as the admin or with a wrong hash.
         #expect(rpcError(relay.call(.sendEncrypted(silent: false, peer: peer, randomID: 1, data: [1]), from: 1, rng: &rng).result)
@@ -242,7 +323,13 @@ extension SecretChatRelay {
         // The acceptor sees g_a, the creator g_b; both the acceptor's fingerprint.
         #expect(mine.gAOrB == gA && theirs.gAOrB == gB && mine.keyFingerprint == 5 && theirs.keyFingerprint == 5)
         #expect(acc.pushes[0].user == 1)
-        #expect(rpcError(relay.call(.acceptEncryption(peer: peer, gB: gB, keyFingerprint: 5), from: 2, rng: &rng).result)
+        // The same acceptance again (a restarted client) gets the same answer and tells the creator
+        // nothing new; another one is refused.
+        let again = relay.call(.acceptEncryption(peer: peer, gB: gB, keyFingerprint: 5), from: 2, rng: &rng)
+        #expect(again.result == acc.result && again.pushes.isEmpty)
+        #expect(rpcError(relay.call(.acceptEncryption(peer: peer, gB: gA, keyFingerprint: 5), from: 2, rng: &rng).result)
+                == "ENCRYPTION_ALREADY_ACCEPTED")
+        #expect(rpcError(relay.call(.acceptEncryption(peer: peer, gB: gB, keyFingerprint: 6), from: 2, rng: &rng).result)
                 == "ENCRYPTION_ALREADY_ACCEPTED")
         // Discard: the other member hears of it; the chat is gone.
         let end = relay.call(.discardEncryption(deleteHistory: true, chatID: w.id), from: 2, rng: &rng)
@@ -275,6 +362,14 @@ extension SecretChatRelay {
         }
         #expect(delivered.map(\.0) == [1, 3, 4] && delivered.map(\.1) == [1, 2, 3])
         #expect(relay.sendCount == 4)
+        // A message sent again under its random_id (a restarted client) is acknowledged, not delivered twice.
+        let again = relay.call(.sendEncrypted(silent: false, peer: peer, randomID: 3, data: [3]), from: 1, rng: &rng)
+        guard case .message = try API.SentEncryptedMessage.decode(again.result) else { Issue.record("not sent"); return }
+        #expect(again.pushes.isEmpty)
+        #expect(relay.relayedCount == 3)
+        // messages.receivedQueue: an empty Vector<long>, and the acknowledgement, capped at the user's qts.
+        let ack = relay.call(.receivedQueue(maxQts: 99), from: 2, rng: &rng)
+        #expect(ack.result == [0x15, 0xC4, 0xB5, 0x1C, 0, 0, 0, 0] && ack.acknowledgedQts == 3)
         // A non-member cannot send into the chat.
         var third = relay
         let stranger = third.newUser()
