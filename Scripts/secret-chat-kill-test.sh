@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kill and restart, end to end (issue 38, Docs/Snapshots.md §7): two secret-chat clients through
 # `rampart mtproto serve`'s relay, each run with `--state FILE` and killed with SIGKILL at random moments
-# (every 0.2 to 1.5 s, by default) and started again with the same options and state file, until it
+# (every 0.1 to 0.8 s, by default) and started again with the same options and state file, until it
 # finishes on its own. The chat must still carry every text exactly once and in order (each client checks
 # every text it receives against the next one expected and fails on anything else), with the re-keys
 # every 100 messages happening across restarts, and both sides must end with the same key fingerprint
@@ -10,7 +10,8 @@
 set -euo pipefail
 bin=${1:?usage: secret-chat-kill-test.sh PATH/TO/rampart [MESSAGES] [SEED]}
 messages=${2:-300}
-RANDOM=${3:-$$}
+seed=${3:-$$}
+RANDOM=$seed
 work=$(mktemp -d)
 . "$(dirname "$0")/serve-lib.sh"
 pids=()
@@ -36,7 +37,7 @@ start_mtproto_serve "$bin" "$work/serve.out" "$work/serve.log" --rsa-key "$work/
 "$bin" rsa public --key "$work/server.pem" >"$work/server.pub"
 
 # supervise SIDE ARGS...: runs the client again and again on $work/SIDE.state, killing each run with
-# SIGKILL after a random 0.2–1.5 s (never before the first run has logged in, so that the state file
+# SIGKILL after a random 0.1–0.8 s (never before the first run has logged in, so that the state file
 # exists), until a run exits by itself. Exit status 0 only when that run printed "secret chat ok".
 supervise() {
     local side=$1 run=0 kills=0 pid delay status
@@ -49,7 +50,7 @@ supervise() {
         if [ "$run" -eq 1 ]; then
             for _ in $(seq 1 300); do grep -q "^user " "$work/$side.out.1" 2>/dev/null && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         fi
-        delay=$((200 + RANDOM % 1300))
+        delay=$((100 + RANDOM % 700))
         for ((i = 0; i < delay / 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
         if kill -0 "$pid" 2>/dev/null; then
             kill -9 "$pid" 2>/dev/null || true
@@ -97,6 +98,6 @@ rekeys_after_restart=$(for f in "$work"/creator.out.* "$work"/acceptor.out.*; do
 echo "secret-chat kill test: $total texts each way exactly once and in order, $(grep '^rekeys' "$(last creator)") \
 ($rekeys_after_restart re-key completions logged by restarted runs), \
 creator killed $ck times (restarts: $(grep '^restarts' "$(last creator)" | cut -d' ' -f2)), \
-acceptor killed $ak times (restarts: $(grep '^restarts' "$(last acceptor)" | cut -d' ' -f2)), $((SECONDS - t0)) s"
+acceptor killed $ak times (restarts: $(grep '^restarts' "$(last acceptor)" | cut -d' ' -f2)), $((SECONDS - t0)) s (seed $seed)"
 cleanup
 [ -n "${KEEP_WORK:-}" ] && echo "kept $work" || rm -rf "$work"

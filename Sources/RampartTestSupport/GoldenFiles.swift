@@ -1,4 +1,4 @@
-// Golden files (Docs/Snapshots.md §6): a version-1 snapshot of every type is kept as hex under
+// Golden files (Docs/Snapshots.md §5): a version-1 snapshot of every type is kept as hex under
 // `Vectors/snapshots/`, restored by the tests, so that a change that breaks old snapshots fails them.
 
 #if canImport(Glibc)

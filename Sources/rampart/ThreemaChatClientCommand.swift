@@ -22,6 +22,8 @@ usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--mess
        rampart threema client-test --port P --server-key HEX --probe idle [--idle S]
        rampart threema client-test --port P --server-key HEX --probe store|fetch --state FILE
                                    [--count N]
+       rampart threema client-test --port P --server-key HEX --side a|b --identities FILE --state FILE
+                                   [--messages N] [--burst N] [--timeout S]
        (every form also takes --source ADDRESS: connect from that 127.x.y.z address)
 
   Runs N pairs (default 1) of clients concurrently (a thread per pair) against
@@ -50,6 +52,16 @@ usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--mess
   printing how many the server acknowledged even if the server dies meanwhile; `fetch` logs the
   receiver in without registering, acknowledges everything queued and prints how many arrived;
   exit status 1 if any arrived twice or out of order.
+
+  --side runs one party of a conversation that survives being killed (SIGKILL included) at any
+  point and started again with the same options: the two identities are in --identities FILE
+  (`ID SECRET-HEX` per line, mode 0600; the first party to start creates it), this party's Ibex
+  sessions, nonce store, progress and the sealed messages the server has not acknowledged are in
+  --state FILE (written atomically before anything it describes reaches the server; mode 0600; not
+  encrypted: keep it private). Party a starts the Ibex session; both send --messages texts (default
+  5) `a #n` / `b #n` through Ibex in bursts of --burst (default 10), a first; each checks that every
+  text of the other arrives once and in order. Exit status 0 once it has sent and received them all
+  (`restarts: N` in its line).
 """
 
 /// The loopback source address of every connection (`--source`), host order; nil: the default.
@@ -334,7 +346,8 @@ private func runPair(_ index: Int, port: UInt16, serverKey: Curve25519.KeyAgreem
 func threemaClientTestCommand(_ args: [String]) {
     let c = "threema client-test"
     let o = Options(args, allowed: ["port", "server-key", "pairs", "messages", "marker", "timeout", "probe", "duration",
-                                    "source", "receivers", "count", "size", "idle", "state"], positional: 0...0, command: c)
+                                    "source", "receivers", "count", "size", "idle", "state",
+                                    "side", "identities", "burst"], positional: 0...0, command: c)
     if o.help { print(threemaClientTestUsage); exit(0) }
     guard let port = o.int("port", c), (1...65_535).contains(port) else { usageError("\(c): --port must be 1...65535") }
     guard let keyBytes = o.hex("server-key", c), keyBytes.count == 32,
@@ -361,6 +374,17 @@ func threemaClientTestCommand(_ args: [String]) {
         chatClientSource = parts.reduce(UInt32(0)) { $0 << 8 | UInt32($1!) }
     }
     signal(SIGPIPE, SIG_IGN)
+    if let side = o.values["side"] {
+        guard side == "a" || side == "b" else { usageError("\(c): --side is a or b") }
+        guard o.values["probe"] == nil else { usageError("\(c): --side and --probe do not go together") }
+        guard let identities = o.values["identities"], let state = o.values["state"] else {
+            usageError("\(c): --side needs --identities FILE and --state FILE")
+        }
+        let burst = o.int("burst", c) ?? 10
+        guard (1...100).contains(burst) else { usageError("\(c): --burst must be 1...100") }
+        runResumableParty(side: side, identitiesPath: identities, statePath: state, port: UInt16(port), serverKey: serverKey,
+                          messages: messages, burst: burst, timeoutMs: timeoutMs)
+    }
     if let probe = o.values["probe"] {
         func count(_ name: String, _ d: Int, _ r: ClosedRange<Int>) -> Int {
             let v = o.int(name, c) ?? d

@@ -316,7 +316,7 @@ struct ClientLifecycleTests {
         return Set((0..<400).filter { _ in g.next() % 8 == 0 })
     }
 
-    @Test("Snapshot and exact restore at random steps of the simulation: the same bytes, events and answers as reconnecting alone (Docs/Snapshots.md §5)",
+    @Test("Snapshot and exact restore at random steps of the simulation: the same bytes, events and answers as reconnecting alone (Docs/Snapshots.md §6)",
           arguments: [UInt64(1), 2])
     func restoreInsideSimulationChangesNothing(seed: UInt64) throws {
         let steps = Self.restartSteps(seed: seed)
