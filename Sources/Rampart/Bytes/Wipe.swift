@@ -41,6 +41,13 @@ package final class SecretBytes: @unchecked Sendable {
         body(UnsafeMutableRawBufferPointer(start: base, count: count))
     }
 
+    /// Takes `base` (allocated with `UnsafeMutableRawPointer.allocate`, at least one byte and
+    /// `count` initialized): this object now wipes and frees it.
+    package init(adopting base: UnsafeMutableRawPointer, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
     /// A copy of `bytes` (the caller still owns and wipes its own buffer).
     package convenience init(_ bytes: UnsafeRawBufferPointer) {
         self.init(count: bytes.count) { if let b = bytes.baseAddress { $0.baseAddress!.copyMemory(from: b, byteCount: bytes.count) } }

@@ -137,12 +137,17 @@ public enum SealedSnapshot {
 
     static func encrypt(_ snapshot: SnapshotBytes, key: SymmetricKey, prefix: [UInt8]) throws(RampartError) -> [UInt8] {
         let n = snapshot.count
-        var out = prefix + [UInt8](repeating: 0, count: n + tagBytes)
         let nonce = Array(prefix.suffix(nonceBytes))
         let subkey = try xchachaSubkey(key, nonce)
         let chachaNonce = [0, 0, 0, 0] + nonce[16..<24]
         var failure: RampartError?
-        out.withUnsafeMutableBytes { o in
+        // One allocation, written once: the prefix, then the ciphertext and the tag straight from the
+        // snapshot (no zeroed buffer, no concatenation). The seal writes every byte when it succeeds;
+        // when it fails nothing counts as written.
+        let total = prefix.count + n + tagBytes
+        let out = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            let o = UnsafeMutableRawBufferPointer(buffer)
+            prefix.withUnsafeBytes { o.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             let body = UnsafeMutableRawBufferPointer(rebasing: o[prefix.count..<prefix.count + n])
             let tag = UnsafeMutableRawBufferPointer(rebasing: o[(prefix.count + n)...])
             snapshot.withUnsafeBytes { s in
@@ -152,6 +157,7 @@ public enum SealedSnapshot {
                     }
                 }
             }
+            initialized = failure == nil ? total : 0
         }
         if let failure { throw failure }
         return out

@@ -131,48 +131,89 @@ enum SnapshotHeader {
 /// Writes a snapshot: the header, then the fields in the order the type documents. The bytes it
 /// accumulates are wiped when it finishes.
 public struct SnapshotWriter: ~Copyable {
-    /// The bytes so far, in a box that wipes them when the writer is dropped without finishing.
+    /// The bytes so far, in memory this box owns (never an array: no copy-on-write copy can escape a
+    /// wipe). When the writer finishes, the memory goes to the snapshot as it is (no copy); when it is
+    /// dropped without finishing, the box wipes and frees it.
     private final class Buffer {
-        // Only the writer that owns the box touches it, one access at a time: no dynamic
-        // exclusivity check per field (it cost as much as the writing).
-        @exclusivity(unchecked) var bytes: [UInt8] = []
-        deinit { bytes.secureWipe() }
+        // Only the writer that owns the box touches it, one access at a time.
+        var base: UnsafeMutableRawPointer
+        var count = 0
+        var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = Swift.max(capacity, 32)
+            base = .allocate(byteCount: self.capacity, alignment: 16)
+        }
+
+        /// Room for `extra` more bytes: a larger allocation, the bytes copied, the old one wiped and freed.
+        @inline(__always) func reserve(_ extra: Int) {
+            guard count + extra > capacity else { return }
+            grow(extra)
+        }
+
+        private func grow(_ extra: Int) {
+            let bigger = Swift.max(2 * capacity, count + extra)
+            let next = UnsafeMutableRawPointer.allocate(byteCount: bigger, alignment: 16)
+            next.copyMemory(from: base, byteCount: count)
+            secureZero(UnsafeMutableRawBufferPointer(start: base, count: count))
+            base.deallocate()
+            base = next
+            capacity = bigger
+        }
+
+        @inline(__always) func append(_ byte: UInt8) {
+            reserve(1)
+            base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+            count += 1
+        }
+
+        @inline(__always) func append(_ bytes: UnsafeRawBufferPointer) {
+            guard let b = bytes.baseAddress, bytes.count > 0 else { return }
+            reserve(bytes.count)
+            (base + count).copyMemory(from: b, byteCount: bytes.count)
+            count += bytes.count
+        }
+
+        func append(contentsOf bytes: some Collection<UInt8>) {
+            if bytes.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) != nil { return }
+            reserve(bytes.count)
+            for b in bytes { append(b) }
+        }
+
+        /// Gives the memory away (to a ``SecretBytes``, which wipes and frees it).
+        func take() -> SecretBytes {
+            let out = SecretBytes(adopting: base, count: count)
+            base = .allocate(byteCount: 1, alignment: 16)
+            count = 0
+            capacity = 1
+            return out
+        }
+
+        deinit {
+            secureZero(UnsafeMutableRawBufferPointer(start: base, count: count))
+            base.deallocate()
+        }
     }
-    private let box = Buffer()
+    private let box: Buffer
     private let headerCount: Int
 
     /// A snapshot of `type`, version `version`; `capacity` is the expected size in bytes (the buffer
     /// grows past it by copying, and wipes the copy it leaves).
     public init(type: SnapshotType, version: UInt16, capacity: Int = 256) {
-        box.bytes.reserveCapacity(Swift.max(capacity, 32))
-        box.bytes += SnapshotHeader.plainMagic
-        box.bytes += type.array
-        box.bytes += [UInt8(version & 0xFF), UInt8(version >> 8)]
-        box.bytes += [0, 0, 0, 0]  // body length, set by finish()
-        headerCount = box.bytes.count
-    }
-
-    // Every access below goes to `box.bytes` in place. A computed `[UInt8]` property in between would
-    // hand out a second reference to the storage; a wipe while that reference lives copies the array
-    // (copy on write) and wipes the copy, and the original is freed unwiped (seen under
-    // AddressSanitizer by the memory-scan test).
-    private mutating func grow(_ extra: Int) {
-        guard box.bytes.count + extra > box.bytes.capacity else { return }
-        // Grow by copying into a larger array ourselves, so that no freed buffer keeps secret bytes.
-        var bigger: [UInt8] = []
-        bigger.reserveCapacity(max(2 * box.bytes.capacity, box.bytes.count + extra))
-        box.bytes.withUnsafeBytes { bigger.append(contentsOf: $0) }
-        box.bytes.secureWipe()
-        box.bytes = bigger
+        box = Buffer(capacity: capacity + 14)
+        box.append(contentsOf: SnapshotHeader.plainMagic)
+        box.append(contentsOf: type.array)
+        box.append(contentsOf: [UInt8(version & 0xFF), UInt8(version >> 8)])
+        box.append(contentsOf: [0, 0, 0, 0])  // body length, set by finish()
+        headerCount = box.count
     }
 
     private mutating func appendLE<T: FixedWidthInteger>(_ v: T) {
-        grow(MemoryLayout<T>.size)
-        withUnsafeBytes(of: v.littleEndian) { box.bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: v.littleEndian) { box.append($0) }
     }
 
     /// One byte.
-    public mutating func uint8(_ v: UInt8) { grow(1); box.bytes.append(v) }
+    public mutating func uint8(_ v: UInt8) { box.append(v) }
     /// A little-endian 16-bit integer.
     public mutating func uint16(_ v: UInt16) { appendLE(v) }
     /// A little-endian 32-bit integer.
@@ -195,35 +236,31 @@ public struct SnapshotWriter: ~Copyable {
     /// A byte string: its length (uint32), then the bytes.
     public mutating func bytes(_ v: [UInt8]) {
         uint32(UInt32(v.count))
-        grow(v.count)
-        box.bytes.append(contentsOf: v)
+        v.withUnsafeBytes { box.append($0) }
     }
     /// Bytes of a length the type fixes: the bytes alone.
-    public mutating func fixed(_ v: [UInt8]) { grow(v.count); box.bytes.append(contentsOf: v) }
+    public mutating func fixed(_ v: [UInt8]) { v.withUnsafeBytes { box.append($0) } }
     /// Bytes of a length the type fixes, from memory: the bytes alone.
-    public mutating func fixed(_ v: UnsafeRawBufferPointer) { grow(v.count); box.bytes.append(contentsOf: v) }
+    public mutating func fixed(_ v: UnsafeRawBufferPointer) { box.append(v) }
     /// A byte string: its length (uint32), then the bytes.
     public mutating func bytes(_ v: some Collection<UInt8>) {
         uint32(UInt32(v.count))
-        grow(v.count)
-        box.bytes.append(contentsOf: v)
+        box.append(contentsOf: v)
     }
     /// Bytes of a length the type fixes (a key, a tag): the bytes alone.
-    public mutating func fixed(_ v: some Collection<UInt8>) { grow(v.count); box.bytes.append(contentsOf: v) }
+    public mutating func fixed(_ v: some Collection<UInt8>) { box.append(contentsOf: v) }
     /// A list: its count (uint32), then each element.
     public mutating func list<C: Collection>(_ items: C, _ write: (inout SnapshotWriter, C.Element) -> Void) {
         uint32(UInt32(items.count))
         for item in items { write(&self, item) }
     }
 
-    /// The finished snapshot (the writer's own buffer is wiped when the writer goes).
+    /// The finished snapshot: the writer's memory becomes the snapshot's (no copy is left behind).
     public consuming func finish() -> SnapshotBytes {
-        let body = box.bytes.count - headerCount
+        let body = box.count - headerCount
         precondition(body <= SnapshotHeader.maxBodyBytes, "snapshot body over 64 MiB")
-        for i in 0..<4 { box.bytes[headerCount - 4 + i] = UInt8(truncatingIfNeeded: body >> (8 * i)) }
-        let out = box.bytes.withUnsafeBytes { SecretBytes($0) }
-        box.bytes.secureWipe()
-        return SnapshotBytes(out)
+        for i in 0..<4 { box.base.storeBytes(of: UInt8(truncatingIfNeeded: body >> (8 * i)), toByteOffset: headerCount - 4 + i, as: UInt8.self) }
+        return SnapshotBytes(box.take())
     }
 }
 
