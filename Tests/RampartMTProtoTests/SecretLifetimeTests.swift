@@ -287,6 +287,30 @@ enum MemoryScan {
         #expect(MemoryScan.count(try #require(exponent)) == 0, "a copy of the re-key exponent survived")
     }
 
+    /// A connection's permanent key through its snapshot (`MCON`), sealed, opened, restored and
+    /// snapshotted again: once the connections and the snapshots are released, no copy is left.
+    @Test func connectionSnapshotSecretsAreGoneAfterRestore() throws {
+        let (during, after) = try foundAfterRelease { () throws -> (MaskedNeedle, [AnyObject]) in
+            var rng = SplitMix64(seed: 0x11FE_0009)
+            var raw = randomBytes(count: AuthKey.byteCount, using: &rng)
+            let key = try AuthKey(raw)
+            raw.secureWipe()
+            let needle = key.withUnsafeBytes { MaskedNeedle(UnsafeRawBufferPointer(rebasing: $0[96..<160])) }
+            let config = ClientHandshake.Configuration(publicKeys: [], dc: 2, mode: .temporary(expiresIn: 900))
+            var c = try ClientConnection(transport: .plain(.intermediate), handshake: config, permanentKey: key, using: &rng)
+            _ = try c.request([0x78, 0x97, 0x46, 0x60, 1, 2, 3, 4], now: 1_800_000_000, using: &rng)
+            let wrap = SymmetricKey(size: .bits256)
+            let sealed = try SealedSnapshot.seal(c.snapshot(), key: wrap, using: &rng)
+            let opened = try SealedSnapshot.open(sealed, key: wrap, type: ClientConnection.snapshotType)
+            let restored = try ClientConnection(restoring: opened, transport: .plain(.intermediate), handshake: config, using: &rng)
+            let again = restored.snapshot()
+            #expect(restored.permanentKey == key && again == opened)
+            return (needle, [opened, again, ConnectionBox(restored), ConnectionBox(c)])
+        }
+        #expect(during >= 1)
+        #expect(after == 0, "a copy of the permanent key survived the connection snapshot, its seal and the restore")
+    }
+
     /// A key written into a snapshot (after 300 bytes, so the writer grows its buffer), the snapshot
     /// sealed under a key and under a password, opened again and the key read back into secret
     /// storage: once everything is released, no copy of the key is left (the writer, the sealing and
@@ -332,6 +356,11 @@ enum MemoryScan {
     }
 }
 /// A session as an object, for the owner lists above.
+final class ConnectionBox {
+    let connection: ClientConnection
+    init(_ c: ClientConnection) { connection = c }
+}
+
 final class SessionBox {
     let session: SecretChat.Session
     init(_ s: SecretChat.Session) { session = s }
