@@ -9,7 +9,7 @@
 # Usage: Scripts/threema-kill-test.sh PATH/TO/rampart [MESSAGES] [SEED]
 set -euo pipefail
 bin=${1:?usage: threema-kill-test.sh PATH/TO/rampart [MESSAGES] [SEED]}
-messages=${2:-1000}
+messages=${2:-3000}
 seed=${3:-$$}
 RANDOM=$seed
 work=$(mktemp -d)

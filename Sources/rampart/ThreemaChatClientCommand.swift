@@ -59,7 +59,7 @@ usage: rampart threema client-test --port P --server-key HEX [--pairs N] [--mess
   sessions, nonce store, progress and the sealed messages the server has not acknowledged are in
   --state FILE (written atomically before anything it describes reaches the server; mode 0600; not
   encrypted: keep it private). Party a starts the Ibex session; both send --messages texts (default
-  5) `a #n` / `b #n` through Ibex in bursts of --burst (default 10), a first; each checks that every
+  5, at most 100000) `a #n` / `b #n` through Ibex in bursts of --burst (default 10), a first; each checks that every
   text of the other arrives once and in order. Exit status 0 once it has sent and received them all
   (`restarts: N` in its line).
 """
@@ -357,7 +357,9 @@ func threemaClientTestCommand(_ args: [String]) {
     let pairs = o.int("pairs", c) ?? 1
     let messages = o.int("messages", c) ?? 5
     guard (1...500).contains(pairs) else { usageError("\(c): --pairs must be 1...500") }
-    guard (1...1000).contains(messages) else { usageError("\(c): --messages must be 1...1000") }
+    // A resumable party (--side) may run longer conversations: they are what a kill test needs.
+    let maxMessages = o.values["side"] == nil ? 1000 : 100_000
+    guard (1...maxMessages).contains(messages) else { usageError("\(c): --messages must be 1...\(maxMessages)") }
     var rng = SecureRandom()
     let marker = o.values["marker"] ?? "RMK" + Hex.encode(randomBytes(6, using: &rng))
     guard !marker.isEmpty, marker.utf8.count <= 64, marker.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
