@@ -108,28 +108,7 @@ public struct SecretChatRelay {
     private var tick: UInt64 = 0
     /// The `random_id`s of the last messages each user sent (a message sent again with the same
     /// `random_id`, as a client does after a restart, is acknowledged and not delivered twice).
-    private var recentRandomIDs: [UserID: RecentIDs] = [:]
-
-    /// A bounded set of the most recent ids.
-    struct RecentIDs {
-        static let capacity = 1024
-        var set: Set<Int64> = []
-        var ring: [Int64] = []
-        var next = 0
-
-        /// Adds `id`; false when it was there.
-        mutating func insert(_ id: Int64) -> Bool {
-            guard set.insert(id).inserted else { return false }
-            if ring.count < Self.capacity {
-                ring.append(id)
-            } else {
-                set.remove(ring[next])
-                ring[next] = id
-                next = (next + 1) % Self.capacity
-            }
-            return true
-        }
-    }
+    private var recentRandomIDs: [UserID: RecentSet<Int64>] = [:]
 
     /// The DH configuration served: Telegram's 2048-bit prime, g = 3.
     public static let dhConfig = SecretChat.DHConfig.telegram(version: 1)
@@ -375,7 +354,7 @@ public struct SecretChatRelay {
             for c in chats.values { members.insert(c.admin); members.insert(c.participant) }
             recentRandomIDs = recentRandomIDs.filter { members.contains($0.key) }
         }
-        guard recentRandomIDs[user, default: RecentIDs()].insert(randomID) else {
+        guard recentRandomIDs[user, default: RecentSet(capacity: 1024)].insert(randomID) else {
             o.log.append("secret chat \(chat.id): message \(randomID) from user \(user) seen before (random_id): acknowledged, not delivered again")
             return o
         }
@@ -426,5 +405,29 @@ public struct SecretChatRelay {
         fileBytes += bytes.count
         return .success(.file(id: fileID, accessHash: stored.accessHash, size: Int64(bytes.count), dcID: 2,
                               keyFingerprint: keyFingerprint))
+    }
+}
+
+/// The last `capacity` distinct values inserted (a replay cache): an insertion past the capacity
+/// forgets the oldest value.
+struct RecentSet<Element: Hashable> {
+    let capacity: Int
+    private var set: Set<Element> = []
+    private var ring: [Element] = []
+    private var next = 0
+
+    init(capacity: Int) { self.capacity = max(capacity, 1) }
+
+    /// Adds `value`; false when it is there already.
+    mutating func insert(_ value: Element) -> Bool {
+        guard set.insert(value).inserted else { return false }
+        if ring.count < capacity {
+            ring.append(value)
+        } else {
+            set.remove(ring[next])
+            ring[next] = value
+            next = (next + 1) % capacity
+        }
+        return true
     }
 }

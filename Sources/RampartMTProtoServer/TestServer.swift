@@ -234,9 +234,7 @@ public struct TestServer {
         func acknowledged(by maxQts: Int32) -> Bool { qts.map { $0 <= maxQts } ?? (after < maxQts) }
     }
     /// fake-TLS `client_random`s seen (a replay cache of the last 65 536).
-    private var seenHellos: Set<[UInt8]> = []
-    private var seenHelloRing: [[UInt8]] = []
-    private var seenHelloNext = 0
+    private var seenHellos = RecentSet<[UInt8]>(capacity: 65_536)
 
     /// - Throws: as ``ServerHandshake/init(configuration:)``.
     public init(configuration: Configuration) throws(MTProtoError) {
@@ -681,15 +679,7 @@ public struct TestServer {
 
     /// Records a fake-TLS `client_random`; false when it was seen before.
     private mutating func rememberClientHello(_ random: [UInt8]) -> Bool {
-        guard seenHellos.insert(random).inserted else { return false }
-        if seenHelloRing.count < 65_536 {
-            seenHelloRing.append(random)
-        } else {
-            seenHellos.remove(seenHelloRing[seenHelloNext])
-            seenHelloRing[seenHelloNext] = random
-            seenHelloNext = (seenHelloNext + 1) % seenHelloRing.count
-        }
-        return true
+        seenHellos.insert(random)
     }
 
     /// The test user of key `keyId` (a bound temporary key's is its permanent key's), assigned on first use.

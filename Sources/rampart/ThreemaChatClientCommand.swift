@@ -270,7 +270,8 @@ private func pump(_ a: inout Party, _ b: inout Party, timeoutMs: Int64, _ what: 
     }
 }
 
-private func randomID(_ rng: inout SecureRandom) -> ThreemaID {
+/// A random ID of eight capitals and digits (the fixed alphabet makes `try!` unreachable).
+func randomID(_ rng: inout SecureRandom) -> ThreemaID {
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
     let bytes = (0..<8).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
     return try! ThreemaID(bytes: bytes)
@@ -581,15 +582,22 @@ private func runIdle(port: UInt16, serverKey: Curve25519.KeyAgreement.PublicKey,
     }
 }
 
+/// Two identities as `ID SECRET-HEX` lines (the `--state` file of the store/fetch probes and the
+/// `--identities` file of a resumable party); nil for anything else.
+func parseIdentityPair(_ text: String) -> (ThreemaIdentity, ThreemaIdentity)? {
+    let rows = text.split(separator: "\n").map { $0.split(separator: " ") }
+    guard rows.count == 2, rows.allSatisfy({ $0.count == 2 }),
+          let a = try? ThreemaIdentity(id: ThreemaID(String(rows[0][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[0][1])))),
+          let b = try? ThreemaIdentity(id: ThreemaID(String(rows[1][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[1][1]))))
+    else { return nil }
+    return (a, b)
+}
+
 /// The two identities of `--state FILE` (created when missing): `ID SECRET-HEX` per line.
 private func stateIdentities(_ path: String, create: Bool) -> (ThreemaIdentity, ThreemaIdentity) {
     if let text = readTextFile(path) {
-        let rows = text.split(separator: "\n").map { $0.split(separator: " ") }
-        guard rows.count == 2, rows.allSatisfy({ $0.count == 2 }),
-              let a = try? ThreemaIdentity(id: ThreemaID(String(rows[0][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[0][1])))),
-              let b = try? ThreemaIdentity(id: ThreemaID(String(rows[1][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[1][1]))))
-        else { usageError("threema client-test: --state \(path) is not a state file") }
-        return (a, b)
+        guard let pair = parseIdentityPair(text) else { usageError("threema client-test: --state \(path) is not a state file") }
+        return pair
     }
     guard create else { usageError("threema client-test: cannot read --state \(path)") }
     var rng = SecureRandom()

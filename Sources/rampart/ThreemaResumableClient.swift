@@ -73,22 +73,12 @@ private struct ResumableFailure: Error, CustomStringConvertible {
 /// The two identities of `--identities FILE` (`ID SECRET-HEX` per line), created atomically when
 /// missing (the first of the two parties to start writes it; the other reads it).
 private func sharedIdentities(_ path: String, _ c: String) -> (ThreemaIdentity, ThreemaIdentity) {
-    func parse(_ text: String) -> (ThreemaIdentity, ThreemaIdentity)? {
-        let rows = text.split(separator: "\n").map { $0.split(separator: " ") }
-        guard rows.count == 2, rows.allSatisfy({ $0.count == 2 }),
-              let a = try? ThreemaIdentity(id: ThreemaID(String(rows[0][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[0][1])))),
-              let b = try? ThreemaIdentity(id: ThreemaID(String(rows[1][0])), privateKey: .init(rawRepresentation: Hex.decode(String(rows[1][1]))))
-        else { return nil }
-        return (a, b)
-    }
     if let text = readTextFile(path) {
-        guard let pair = parse(text) else { usageError("\(c): --identities \(path) is not an identities file") }
+        guard let pair = parseIdentityPair(text) else { usageError("\(c): --identities \(path) is not an identities file") }
         return pair
     }
     var rng = SecureRandom()
-    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
-    func id() -> ThreemaID { try! ThreemaID(bytes: (0..<8).map { _ in alphabet[Int(rng.next() % 36)] }) }
-    let a = ThreemaIdentity.generate(id: id(), using: &rng), b = ThreemaIdentity.generate(id: id(), using: &rng)
+    let a = ThreemaIdentity.generate(id: randomID(&rng), using: &rng), b = ThreemaIdentity.generate(id: randomID(&rng), using: &rng)
     let text = Array([a, b].map { "\($0.id) \(Hex.encode($0.privateKey.rawRepresentation))\n" }.joined().utf8)
     // Written whole under a temporary name, then linked to the path: link fails when the other party
     // got there first, and then its file is the one.
@@ -96,7 +86,7 @@ private func sharedIdentities(_ path: String, _ c: String) -> (ThreemaIdentity, 
     guard text.withUnsafeBytes({ writeFileAtomically(temporary, $0) }) else { usageError("\(c): cannot write \(temporary)") }
     let linked = link(temporary, path) == 0
     unlink(temporary)
-    guard linked || errno == EEXIST, let written = readTextFile(path), let pair = parse(written) else {
+    guard linked || errno == EEXIST, let written = readTextFile(path), let pair = parseIdentityPair(written) else {
         usageError("\(c): cannot create --identities \(path)")
     }
     return pair
